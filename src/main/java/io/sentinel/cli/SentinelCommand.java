@@ -1,0 +1,11 @@
+package io.sentinel.cli;
+
+import picocli.CommandLine.Command;
+
+@Command(
+    name = "sentinel",
+    mixinStandardHelpOptions = true,
+    version = "sentinel 0.1.0",
+    description = "An edge rules gateway for building and industrial automation.",
+    subcommands = {RunCommand.class, ValidateCommand.class, TestCommand.class})
+public final class SentinelCommand {}

@@ -1,0 +1,78 @@
+package io.sentinel.cli;
+
+import io.sentinel.rule.Problem;
+import io.sentinel.rule.Site;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "validate",
+    description =
+        "Load-time validation of a site or a rule file: every problem with file:line; exit 1 on an error.")
+public final class ValidateCommand implements Callable<Integer> {
+  @Parameters(paramLabel = "DIR|FILE", description = "a site folder, or one rule file of a site")
+  Path target;
+
+  @Option(
+      names = "--site",
+      description =
+          "the site whose registry a single rule file is checked against (default: found above the file)")
+  Optional<Path> site;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    if (!Files.exists(target)) {
+      spec.commandLine().getErr().println("sentinel validate: " + target + " does not exist");
+      return 2;
+    }
+    Site.Loaded loaded;
+    if (Files.isDirectory(target)) {
+      loaded = Site.load(target);
+    } else {
+      Optional<Path> dir = site.or(() -> siteAbove(target));
+      if (dir.isEmpty()) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "sentinel validate: no site (points.yaml) above " + target + "; pass --site DIR");
+        return 2;
+      }
+      loaded = Site.load(dir.get(), List.of(target));
+    }
+    return report(
+        out, loaded.problems(), loaded.site().map(s -> s.ruleSet().rules().size()).orElse(0));
+  }
+
+  static int report(PrintWriter out, List<Problem> problems, int rules) {
+    problems.forEach(p -> out.println(p.format()));
+    long errors = problems.stream().filter(Problem::isError).count();
+    long warnings = problems.size() - errors;
+    if (errors > 0) {
+      out.println(errors + " error(s), " + warnings + " warning(s)");
+      return 1;
+    }
+    out.println("valid: " + rules + " rule(s), " + warnings + " warning(s)");
+    return 0;
+  }
+
+  private static Optional<Path> siteAbove(Path file) {
+    for (Path p = file.toAbsolutePath().getParent(); p != null; p = p.getParent()) {
+      if (Site.registryFile(p).isPresent()) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,761 @@
+package io.sentinel.engine;
+
+import io.sentinel.arbitration.Arbiter;
+import io.sentinel.arbitration.Claim;
+import io.sentinel.arbitration.Decision;
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.PointTable;
+import io.sentinel.point.Sample;
+import io.sentinel.point.Transition;
+import io.sentinel.point.Value;
+import io.sentinel.rule.ActionSpec;
+import io.sentinel.rule.Band;
+import io.sentinel.rule.ClaimSpec;
+import io.sentinel.rule.InputLoss;
+import io.sentinel.rule.Rule;
+import io.sentinel.rule.RuleSet;
+import io.sentinel.rule.Trigger;
+import io.sentinel.rule.Warmup;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The rules engine: a pure, single-threaded function of the rule set, the timed sequence of samples
+ * and the clock it is handed. Nothing here reads the wall clock or blocks.
+ *
+ * <p>Time is discrete: every distinct instant at which samples arrive or a timer falls due is one
+ * step. A step applies its samples, lets derived points settle, then visits each affected rule
+ * once. A pass hands the engine whatever arrived up to {@code now}; how samples are grouped into
+ * passes never changes a decision, as long as a pass does not split the samples of one instant.
+ */
+public final class Engine {
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([^}]*?)\\s*}}");
+
+  private final PointTable points;
+  private final RuleRuntime[] rules;
+  private final Map<String, RuleRuntime> byId = new HashMap<>();
+
+  /** For each point, the rules that read it, and through which input slot. */
+  private final int[][] dependentRules;
+
+  private final int[][] dependentSlots;
+  private final EngineLimits limits;
+  private final DerivedLayer derived;
+  private final Arbiter arbiter;
+  private final PriorityQueue<Timer> timers =
+      new PriorityQueue<>(Comparator.comparing(Timer::due).thenComparingLong(Timer::seq));
+  private final Map<String, Decision> lastDecisions = new HashMap<>();
+  private final Map<String, PointFlap> flaps = new HashMap<>();
+  private final Set<String> pendingResumes = new LinkedHashSet<>();
+  private long timerSeq;
+
+  private Instant clock;
+  private boolean lagging;
+
+  /** Core time that was not spent under ingest lag: what warmup deadlines count. */
+  private long effectiveNanos;
+
+  private boolean activated;
+
+  // Per-step scratch, reused to keep a step allocation-light.
+  private final int[] touchedFlags;
+  private final int[] touchedList;
+  private int touchedCount;
+  private Out out = new Out();
+
+  private static final int TRIGGERED = 1;
+  private static final int QUALITY = 2;
+  private static final int TIMER = 4;
+  private static final int ACTIVATION = 8;
+  private static final int FORCED = 16;
+
+  private record Timer(Instant due, long seq, int rule, String point) {}
+
+  /** Recent claim changes of a point, for the flap limit. */
+  private static final class PointFlap {
+    final ArrayList<Instant> changes = new ArrayList<>();
+    boolean frozen;
+  }
+
+  public Engine(RuleSet ruleSet, Instant start, StartMode mode) {
+    this(ruleSet, start, mode, EngineLimits.DEFAULT, DerivedLayer.NONE);
+  }
+
+  public Engine(
+      RuleSet ruleSet, Instant start, StartMode mode, EngineLimits limits, DerivedLayer derived) {
+    this.points = new PointTable(ruleSet.registry(), start);
+    this.limits = limits;
+    this.derived = derived;
+    this.clock = start;
+    this.arbiter = new Arbiter(id -> specOf(id).releaseValue());
+    List<Rule> list = ruleSet.rules();
+    rules = new RuleRuntime[list.size()];
+    List<List<int[]>> deps = new ArrayList<>();
+    for (int p = 0; p < points.size(); p++) {
+      deps.add(new ArrayList<>());
+    }
+    for (int i = 0; i < rules.length; i++) {
+      RuleRuntime r = new RuleRuntime(list.get(i), i, points, limits.evaluationsPerRule());
+      rules[i] = r;
+      byId.put(r.rule.id(), r);
+      for (int slot = 0; slot < r.slots.length; slot++) {
+        deps.get(r.slots[slot]).add(new int[] {i, slot});
+      }
+    }
+    dependentRules = new int[points.size()][];
+    dependentSlots = new int[points.size()][];
+    for (int p = 0; p < points.size(); p++) {
+      List<int[]> d = deps.get(p);
+      dependentRules[p] = d.stream().mapToInt(x -> x[0]).toArray();
+      dependentSlots[p] = d.stream().mapToInt(x -> x[1]).toArray();
+    }
+    touchedFlags = new int[rules.length];
+    touchedList = new int[rules.length];
+    if (mode == StartMode.WARM) {
+      points.markAllLiveSinceStart();
+    }
+    for (RuleRuntime r : rules) {
+      if (!r.rule.enabled()) {
+        r.state = RuleState.DISABLED;
+      } else if (mode == StartMode.WARM) {
+        r.state = RuleState.ACTIVE;
+      } else {
+        r.state = RuleState.WARMUP;
+        if (r.rule.warmup() instanceof Warmup.Deadline d) {
+          schedule(start.plus(d.cap()), r.index);
+        }
+        if (r.rule.isFailSafe()) {
+          // The protective state is the default: asserted from the first instant, before any
+          // input is live and before any driver is up.
+          setClaims(r, failSafeClaims(r.rule), start, "fail-safe at start");
+        }
+      }
+    }
+    settleArbitration(start);
+  }
+
+  private PointSpec specOf(String pointId) {
+    return points.spec(points.indexOf(pointId));
+  }
+
+  public PointTable points() {
+    return points;
+  }
+
+  /** The instant up to which the engine has processed time. */
+  public Instant clock() {
+    return clock;
+  }
+
+  /** When the engine next has something to do without new samples, if ever. */
+  public Optional<Instant> nextDue() {
+    return Optional.ofNullable(timers.peek()).map(Timer::due);
+  }
+
+  public Optional<RuleStatus> status(String ruleId) {
+    return Optional.ofNullable(byId.get(ruleId))
+        .map(r -> new RuleStatus(r.rule.id(), r.state, r.lastCondition, r.held));
+  }
+
+  public List<RuleStatus> statuses() {
+    return Arrays.stream(rules)
+        .map(r -> new RuleStatus(r.rule.id(), r.state, r.lastCondition, r.held))
+        .toList();
+  }
+
+  /** The current arbitration outcome of a point. */
+  public Decision decision(String pointId) {
+    return arbiter.decide(pointId);
+  }
+
+  /** What was last sent towards a point: the last decision that left arbitration, if any. */
+  public Optional<Decision> output(String pointId) {
+    return Optional.ofNullable(lastDecisions.get(pointId));
+  }
+
+  /** Asks for a suspended rule to be resumed at the next pass (an operator's decision). */
+  public void resume(String ruleId) {
+    pendingResumes.add(ruleId);
+  }
+
+  /**
+   * Processes everything up to {@code now}: the samples (each at its own instant, which must not
+   * lie before the engine's clock or after {@code now}) and the timers due.
+   *
+   * @param ingestLagging whether the runtime reports ingest lag over this pass; warmup deadlines do
+   *     not run down while it does
+   */
+  public PassResult pass(Instant now, List<Sample> samples, boolean ingestLagging) {
+    if (now.isBefore(clock)) {
+      throw new IllegalArgumentException("time runs forward: " + now + " is before " + clock);
+    }
+    if (lagging && !ingestLagging) {
+      rescheduleDeadlines(clock);
+    }
+    lagging = ingestLagging;
+    List<Sample> ordered = new ArrayList<>(samples);
+    ordered.sort(Comparator.comparing(Sample::at));
+    if (!ordered.isEmpty() && ordered.get(0).at().isBefore(clock)) {
+      throw new IllegalArgumentException(
+          "sample of "
+              + ordered.get(0).pointId()
+              + " at "
+              + ordered.get(0).at()
+              + " lies before "
+              + clock);
+    }
+    if (!ordered.isEmpty() && ordered.get(ordered.size() - 1).at().isAfter(now)) {
+      throw new IllegalArgumentException("a sample lies after now " + now);
+    }
+    for (String id : pendingResumes) {
+      Optional.ofNullable(byId.get(id))
+          .ifPresent(r -> resumeRule(r, ordered.isEmpty() ? now : ordered.get(0).at()));
+    }
+    pendingResumes.clear();
+    int i = 0;
+    while (true) {
+      Instant nextSample = i < ordered.size() ? ordered.get(i).at() : null;
+      Timer timer = timers.peek();
+      Instant nextTimer = timer != null && !timer.due().isAfter(now) ? timer.due() : null;
+      if (nextSample == null && nextTimer == null) {
+        break;
+      }
+      Instant t =
+          nextSample == null
+              ? nextTimer
+              : nextTimer == null || nextSample.isBefore(nextTimer) ? nextSample : nextTimer;
+      int j = i;
+      while (j < ordered.size() && ordered.get(j).at().equals(t)) {
+        j++;
+      }
+      step(t, ordered.subList(i, j));
+      i = j;
+    }
+    if (!activated) {
+      step(now, List.of());
+    }
+    advance(now);
+    Out done = out;
+    out = new Out();
+    return done.result();
+  }
+
+  private void advance(Instant t) {
+    if (t.isAfter(clock)) {
+      if (!lagging) {
+        effectiveNanos += Duration.between(clock, t).toNanos();
+      }
+      clock = t;
+    }
+  }
+
+  private void step(Instant t, List<Sample> samples) {
+    advance(t);
+    touchedCount = 0;
+    if (!activated) {
+      activated = true;
+      for (RuleRuntime r : rules) {
+        touch(r.index, ACTIVATION);
+        if (r.rule.trigger() instanceof Trigger.OnInterval iv && r.state != RuleState.DISABLED) {
+          r.nextInterval = t.plus(iv.every());
+          schedule(r.nextInterval, r.index);
+        }
+      }
+    }
+    while (!timers.isEmpty() && !timers.peek().due().isAfter(t)) {
+      Timer timer = timers.poll();
+      if (timer.rule >= 0) {
+        touch(timer.rule, TIMER);
+      } else {
+        recheckFlap(timer.point, t);
+      }
+    }
+    List<Transition> transitions = new ArrayList<>();
+    for (Sample s : samples) {
+      points.apply(s).ifPresent(transitions::add);
+    }
+    if (!transitions.isEmpty()) {
+      transitions.addAll(derived.settle(points, List.copyOf(transitions), t));
+    }
+    for (Transition tr : transitions) {
+      out.transitions.add(tr);
+      int p = points.indexOf(tr.pointId());
+      int[] deps = dependentRules[p];
+      for (int k = 0; k < deps.length; k++) {
+        RuleRuntime r = rules[deps[k]];
+        int flags = tr.qualityChanged() ? QUALITY : 0;
+        if (triggers(r.rule.trigger(), r.inputNames[dependentSlots[p][k]], tr)) {
+          flags |= TRIGGERED;
+        }
+        if (flags != 0) {
+          touch(deps[k], flags);
+        }
+      }
+    }
+    // Rules are visited in rule-set order, each once per step, after every input has settled: no
+    // rule sees another rule's claim from the same step.
+    Arrays.sort(touchedList, 0, touchedCount);
+    for (int k = 0; k < touchedCount; k++) {
+      int idx = touchedList[k];
+      int flags = touchedFlags[idx];
+      touchedFlags[idx] = 0;
+      visit(rules[idx], t, flags);
+    }
+    settleArbitration(t);
+  }
+
+  private void touch(int rule, int flags) {
+    if (touchedFlags[rule] == 0) {
+      touchedList[touchedCount++] = rule;
+    }
+    touchedFlags[rule] |= flags;
+  }
+
+  private static boolean triggers(Trigger trigger, String input, Transition tr) {
+    if (trigger instanceof Trigger.OnTransition t) {
+      return t.of().contains(input);
+    }
+    if (trigger instanceof Trigger.OnEdge e) {
+      if (!e.of().equals(input) || !tr.valueChanged() || !tr.previous().value().isPresent()) {
+        return false;
+      }
+      int direction = compare(tr.previous().value(), tr.current().value());
+      return e.edge() == Trigger.Edge.RISING ? direction > 0 : direction < 0;
+    }
+    if (trigger instanceof Trigger.OnQuality q) {
+      return q.of().equals(input) && tr.qualityChanged() && q.matches(tr.current().quality());
+    }
+    return false;
+  }
+
+  /** Positive when the value rose (false to true, or a larger number). */
+  private static int compare(Value before, Value after) {
+    if (before instanceof Value.Bool b && after instanceof Value.Bool a) {
+      return Boolean.compare(a.value(), b.value());
+    }
+    if (before instanceof Value.Num b && after instanceof Value.Num a) {
+      return Double.compare(a.value(), b.value());
+    }
+    return 0;
+  }
+
+  private void visit(RuleRuntime r, Instant t, int flags) {
+    expireClaims(r, t);
+    if (r.nextInterval != null && !t.isBefore(r.nextInterval) && r.state != RuleState.DISABLED) {
+      while (!t.isBefore(r.nextInterval)) {
+        r.nextInterval = r.nextInterval.plus(((Trigger.OnInterval) r.rule.trigger()).every());
+      }
+      schedule(r.nextInterval, r.index);
+      flags |= TRIGGERED;
+    }
+    switch (r.state) {
+      case DISABLED:
+        return;
+      case SUSPENDED:
+        if (r.holdUntil != null && !t.isBefore(r.holdUntil)) {
+          r.holdUntil = null;
+          setClaims(r, Map.of(), t, "hold_max after suspension");
+          event("hold-expired", r.rule.id(), "held claims released at hold_max while suspended", t);
+        }
+        return;
+      case WARMUP:
+        if (!leaveWarmup(r, t, (flags & TIMER) != 0)) {
+          return;
+        }
+        flags |= FORCED;
+        break;
+      default:
+        break;
+    }
+    if ((flags & ACTIVATION) != 0) {
+      flags |= FORCED;
+    }
+    if (!r.inputsMeetRequiredQuality()) {
+      onInputLoss(r, t);
+      return;
+    }
+    if (r.state == RuleState.HOLDING || r.state == RuleState.INPUT_LOST) {
+      r.state = RuleState.ACTIVE;
+      r.holdUntil = null;
+      event("inputs-restored", r.rule.id(), "inputs meet " + quality(r) + " again", t);
+      flags |= FORCED;
+    }
+    // A level-triggered rule (transition, interval) re-derives its claims whenever it starts
+    // deciding again. Edge and quality triggers stay event-like: leaving warmup is not an edge.
+    boolean levelTriggered =
+        r.rule.trigger() instanceof Trigger.OnTransition
+            || r.rule.trigger() instanceof Trigger.OnInterval;
+    if ((flags & TRIGGERED) == 0 && !((flags & FORCED) != 0 && levelTriggered)) {
+      return;
+    }
+    evaluate(r, t);
+  }
+
+  private boolean leaveWarmup(RuleRuntime r, Instant t, boolean fromTimer) {
+    String how;
+    if (r.rule.isFailSafe() && !r.allInputsLiveSinceStart()) {
+      // A fail-safe interlock lets go of its protective value only on genuinely live inputs, never
+      // on the first good reading nor on a deadline.
+      return false;
+    }
+    if (r.rule.warmup() instanceof Warmup.Deadline && r.warmupSatisfiedByInputs()) {
+      how = "all inputs live since start";
+    } else if (r.rule.warmup() instanceof Warmup.Deadline d) {
+      long elapsed = effectiveNanos - r.warmupStartNanos;
+      if (elapsed < d.cap().toNanos()) {
+        if (!lagging && fromTimer) {
+          schedule(t.plusNanos(d.cap().toNanos() - elapsed), r.index);
+        }
+        return false;
+      }
+      how = "deadline of " + d.cap() + " reached";
+    } else if (r.warmupSatisfiedByInputs()) {
+      how =
+          r.rule.warmup() instanceof Warmup.AllInputsKnown
+              ? "all inputs known"
+              : "all inputs live since start";
+    } else {
+      return false;
+    }
+    r.state = RuleState.ACTIVE;
+    event("warmup-left", r.rule.id(), how, t);
+    return true;
+  }
+
+  private void rescheduleDeadlines(Instant from) {
+    for (RuleRuntime r : rules) {
+      if (r.state == RuleState.WARMUP && r.rule.warmup() instanceof Warmup.Deadline d) {
+        long remaining = d.cap().toNanos() - (effectiveNanos - r.warmupStartNanos);
+        schedule(from.plusNanos(Math.max(0, remaining)), r.index);
+      }
+    }
+  }
+
+  private void onInputLoss(RuleRuntime r, Instant t) {
+    Rule rule = r.rule;
+    boolean firstLoss = r.state == RuleState.ACTIVE;
+    if (rule.isFailSafe()) {
+      r.state = RuleState.INPUT_LOST;
+      setClaims(r, failSafeClaims(rule), t, "fail-safe on input loss");
+    } else if (rule.onInputLoss() instanceof InputLoss.Hold) {
+      if (r.state == RuleState.ACTIVE) {
+        r.state = RuleState.HOLDING;
+        r.holdUntil = t.plus(rule.holdMax().orElse(Duration.ZERO));
+        schedule(r.holdUntil, r.index);
+      } else if (r.state == RuleState.HOLDING && !t.isBefore(r.holdUntil)) {
+        r.state = RuleState.INPUT_LOST;
+        r.holdUntil = null;
+        setClaims(r, Map.of(), t, "hold_max reached");
+        event(
+            "hold-expired",
+            rule.id(),
+            "held claims released at hold_max " + rule.holdMax().orElseThrow(),
+            t);
+      }
+    } else {
+      r.state = RuleState.INPUT_LOST;
+      setClaims(r, lossClaims(rule), t, "input loss");
+    }
+    if (firstLoss) {
+      event(
+          "input-lost",
+          rule.id(),
+          "inputs no longer meet "
+              + quality(r)
+              + ": "
+              + rule.onInputLoss().getClass().getSimpleName().toLowerCase(),
+          t);
+    }
+  }
+
+  private static String quality(RuleRuntime r) {
+    return "required_quality " + r.rule.requiredQuality().name().toLowerCase();
+  }
+
+  /** What a rule claims when it lets go because of its inputs or a suspension. */
+  private static Map<String, Value> lossClaims(Rule rule) {
+    if (rule.isFailSafe()) {
+      return failSafeClaims(rule);
+    }
+    if (rule.onInputLoss() instanceof InputLoss.Assert a) {
+      Map<String, Value> m = new LinkedHashMap<>();
+      rule.claims().forEach(c -> m.put(c.pointId(), a.value()));
+      return m;
+    }
+    return Map.of();
+  }
+
+  private static Map<String, Value> failSafeClaims(Rule rule) {
+    Map<String, Value> m = new LinkedHashMap<>();
+    Value v = rule.failValue().orElseThrow();
+    rule.claims().forEach(c -> m.put(c.pointId(), v));
+    return m;
+  }
+
+  private void evaluate(RuleRuntime r, Instant t) {
+    long nanos = epochNanos(t);
+    if (!r.recordEvaluation(nanos, limits.evaluationWindow().toNanos())) {
+      suspend(r, t);
+      return;
+    }
+    boolean condition = r.rule.when().test(r);
+    r.lastCondition = Optional.of(condition);
+    if (!condition) {
+      setClaims(r, Map.of(), t, "condition false");
+      return;
+    }
+    Map<String, Value> desired = new LinkedHashMap<>();
+    for (ClaimSpec c : r.rule.claims()) {
+      desired.put(c.pointId(), c.value());
+    }
+    setClaims(r, desired, t, "condition true");
+    // A claim still wanted is refreshed: expires_in bounds a rule that stopped evaluating.
+    for (ClaimSpec c : r.rule.claims()) {
+      c.expiresIn()
+          .ifPresent(
+              d -> {
+                r.expiry.put(c.pointId(), t.plus(d));
+                schedule(t.plus(d), r.index);
+              });
+    }
+    fireActions(r, t);
+  }
+
+  private void fireActions(RuleRuntime r, Instant t) {
+    List<ActionSpec> actions = r.rule.actions();
+    for (int a = 0; a < actions.size(); a++) {
+      ActionSpec spec = actions.get(a);
+      Instant last = r.actionLastFired[a];
+      if (last != null && t.isBefore(last.plus(spec.cooldown()))) {
+        continue;
+      }
+      r.actionLastFired[a] = t;
+      long seq = ++r.actionSeq[a];
+      Map<String, String> fields = new LinkedHashMap<>(spec.fields());
+      fields.computeIfPresent("message", (k, m) -> render(m, r, spec));
+      out.actions.add(
+          new ActionFired(r.rule.id() + "/" + a + "/" + seq, r.rule.id(), spec.kind(), fields, t));
+    }
+  }
+
+  private static String render(String template, RuleRuntime r, ActionSpec spec) {
+    Matcher m = PLACEHOLDER.matcher(template);
+    StringBuilder b = new StringBuilder();
+    while (m.find()) {
+      String name = m.group(1);
+      String value;
+      if (name.equals("rule")) {
+        value = r.rule.id();
+      } else if (spec.fields().containsKey(name)) {
+        value = spec.fields().get(name);
+      } else {
+        int dot = name.lastIndexOf('.');
+        int slot = new ArrayList<>(r.rule.inputs().keySet()).indexOf(name.substring(0, dot));
+        var state = r.state(slot);
+        value = name.endsWith(".quality") ? state.quality().wireName() : state.value().toString();
+      }
+      m.appendReplacement(b, Matcher.quoteReplacement(value));
+    }
+    m.appendTail(b);
+    return b.toString();
+  }
+
+  private void suspend(RuleRuntime r, Instant t) {
+    r.state = RuleState.SUSPENDED;
+    event(
+        "rule-suspended",
+        r.rule.id(),
+        "more than "
+            + limits.evaluationsPerRule()
+            + " evaluations within "
+            + limits.evaluationWindow()
+            + "; released under on_input_loss until an operator resumes it",
+        t);
+    out.selfPoints.add(new SelfPoint("rule." + r.rule.id() + ".suspended", Value.TRUE, t));
+    if (!r.rule.isFailSafe() && r.rule.onInputLoss() instanceof InputLoss.Hold) {
+      r.holdUntil = t.plus(r.rule.holdMax().orElse(Duration.ZERO));
+      schedule(r.holdUntil, r.index);
+    } else {
+      setClaims(r, lossClaims(r.rule), t, "suspended");
+    }
+  }
+
+  private void resumeRule(RuleRuntime r, Instant t) {
+    if (r.state != RuleState.SUSPENDED) {
+      return;
+    }
+    r.state = RuleState.ACTIVE;
+    r.holdUntil = null;
+    r.resetEvaluations();
+    event("rule-resumed", r.rule.id(), "resumed by an operator", t);
+    out.selfPoints.add(new SelfPoint("rule." + r.rule.id() + ".suspended", Value.FALSE, t));
+    touch(r.index, ACTIVATION);
+  }
+
+  private void expireClaims(RuleRuntime r, Instant t) {
+    if (r.expiry.isEmpty()) {
+      return;
+    }
+    List<String> expired = new ArrayList<>();
+    r.expiry.forEach(
+        (point, at) -> {
+          if (!t.isBefore(at)) {
+            expired.add(point);
+          }
+        });
+    for (String point : expired) {
+      r.expiry.remove(point);
+      if (r.held.containsKey(point)) {
+        Map<String, Value> desired = new LinkedHashMap<>(r.held);
+        desired.remove(point);
+        setClaims(r, desired, t, "expires_in reached");
+        event(
+            "claim-expired",
+            r.rule.id(),
+            "claim on " + point + " expired: the rule did not re-evaluate it in time",
+            t);
+      }
+    }
+  }
+
+  /** The claim diff: only what changed leaves the rule. */
+  private void setClaims(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
+    Rule rule = r.rule;
+    for (Map.Entry<String, Value> e : List.copyOf(r.held.entrySet())) {
+      if (!desired.containsKey(e.getKey())) {
+        r.held.remove(e.getKey());
+        r.expiry.remove(e.getKey());
+        arbiter.release(rule.id(), e.getKey());
+        claimChanged(
+            new ClaimChange(rule.id(), e.getKey(), rule.band(), Optional.empty(), t, reason));
+      }
+    }
+    for (Map.Entry<String, Value> e : desired.entrySet()) {
+      Value before = r.held.get(e.getKey());
+      if (e.getValue().equals(before)) {
+        continue;
+      }
+      r.held.put(e.getKey(), e.getValue());
+      arbiter.assertClaim(
+          new Claim(
+              rule.id(), e.getKey(), rule.band(), rule.priority(), e.getValue(), r.freshness(), 0));
+      claimChanged(
+          new ClaimChange(
+              rule.id(), e.getKey(), rule.band(), Optional.of(e.getValue()), t, reason));
+    }
+  }
+
+  private void claimChanged(ClaimChange change) {
+    out.claimChanges.add(change);
+    out.changedPoints.add(change.pointId());
+    PointFlap flap = flaps.computeIfAbsent(change.pointId(), k -> new PointFlap());
+    flap.changes.add(change.at());
+    trimFlap(flap, change.at());
+    if (!flap.frozen && flap.changes.size() > limits.claimChangesPerPoint()) {
+      flap.frozen = true;
+      event(
+          "point-flapping",
+          change.pointId(),
+          "more than "
+              + limits.claimChangesPerPoint()
+              + " claim changes within "
+              + limits.claimWindow()
+              + "; output held (interlock claims still pass)",
+          change.at());
+      out.selfPoints.add(
+          new SelfPoint("point." + change.pointId() + ".flapping", Value.TRUE, change.at()));
+      timers.add(
+          new Timer(
+              flap.changes.get(0).plus(limits.claimWindow()), timerSeq++, -1, change.pointId()));
+    }
+  }
+
+  private void trimFlap(PointFlap flap, Instant t) {
+    Instant horizon = t.minus(limits.claimWindow());
+    while (!flap.changes.isEmpty() && !flap.changes.get(0).isAfter(horizon)) {
+      flap.changes.remove(0);
+    }
+  }
+
+  private void recheckFlap(String pointId, Instant t) {
+    PointFlap flap = flaps.get(pointId);
+    if (flap == null || !flap.frozen) {
+      return;
+    }
+    trimFlap(flap, t);
+    if (flap.changes.size() > limits.claimChangesPerPoint()) {
+      timers.add(
+          new Timer(flap.changes.get(0).plus(limits.claimWindow()), timerSeq++, -1, pointId));
+      return;
+    }
+    flap.frozen = false;
+    event(
+        "point-settled",
+        pointId,
+        "claim changes back under the limit; output follows arbitration again",
+        t);
+    out.selfPoints.add(new SelfPoint("point." + pointId + ".flapping", Value.FALSE, t));
+    out.changedPoints.add(pointId);
+  }
+
+  private void settleArbitration(Instant t) {
+    for (String pointId : out.changedPoints) {
+      Decision d = arbiter.decide(pointId);
+      Decision last = lastDecisions.get(pointId);
+      if (last != null && last.sameOutcome(d)) {
+        continue;
+      }
+      PointFlap flap = flaps.get(pointId);
+      boolean interlock = d.winner().filter(c -> c.band() == Band.INTERLOCK).isPresent();
+      if (flap != null && flap.frozen && !interlock) {
+        continue;
+      }
+      if (last == null && d.winner().isEmpty()) {
+        continue; // nothing was ever decided for this point: nothing to release
+      }
+      lastDecisions.put(pointId, d);
+      out.decisions.add(d);
+    }
+    out.changedPoints.clear();
+  }
+
+  private void event(String kind, String subject, String message, Instant t) {
+    out.events.add(new ControlEvent(kind, subject, message, t));
+  }
+
+  private void schedule(Instant due, int rule) {
+    timers.add(new Timer(due, timerSeq++, rule, null));
+  }
+
+  private static long epochNanos(Instant t) {
+    return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+  }
+
+  /** The outputs of the pass being run. */
+  private static final class Out {
+    final List<Transition> transitions = new ArrayList<>();
+    final List<ClaimChange> claimChanges = new ArrayList<>();
+    final List<Decision> decisions = new ArrayList<>();
+    final List<ActionFired> actions = new ArrayList<>();
+    final List<ControlEvent> events = new ArrayList<>();
+    final List<SelfPoint> selfPoints = new ArrayList<>();
+    final Set<String> changedPoints = new LinkedHashSet<>();
+
+    PassResult result() {
+      return new PassResult(transitions, claimChanges, decisions, actions, events, selfPoints);
+    }
+  }
+}

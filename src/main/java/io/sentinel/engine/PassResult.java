@@ -1,0 +1,24 @@
+package io.sentinel.engine;
+
+import io.sentinel.arbitration.Decision;
+import io.sentinel.point.Transition;
+import java.util.List;
+
+/** Everything one pass produced, in the order it happened. */
+public record PassResult(
+    List<Transition> transitions,
+    List<ClaimChange> claimChanges,
+    List<Decision> decisions,
+    List<ActionFired> actions,
+    List<ControlEvent> events,
+    List<SelfPoint> selfPoints) {
+
+  public boolean isEmpty() {
+    return transitions.isEmpty()
+        && claimChanges.isEmpty()
+        && decisions.isEmpty()
+        && actions.isEmpty()
+        && events.isEmpty()
+        && selfPoints.isEmpty();
+  }
+}

@@ -1,0 +1,131 @@
+package io.sentinel.engine;
+
+import io.sentinel.expr.Inputs;
+import io.sentinel.point.PointState;
+import io.sentinel.point.PointTable;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Value;
+import io.sentinel.rule.Rule;
+import io.sentinel.rule.Warmup;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** The engine's mutable record of one rule. Only {@link Engine} changes it. */
+final class RuleRuntime implements Inputs {
+  final Rule rule;
+  final int index;
+  final int[] slots;
+  final String[] inputNames;
+  final PointTable points;
+
+  RuleState state;
+
+  /** Effective (lag-free) core time at which warmup began, for deadline warmups. */
+  long warmupStartNanos;
+
+  Instant holdUntil;
+  Optional<Boolean> lastCondition = Optional.empty();
+  Instant nextInterval;
+
+  /** Claims held now, point id to value, in claim order. */
+  final Map<String, Value> held = new LinkedHashMap<>();
+
+  /** When each held claim expires, if its claim has expires_in. */
+  final Map<String, Instant> expiry = new LinkedHashMap<>();
+
+  final Instant[] actionLastFired;
+  final long[] actionSeq;
+
+  /** Ring of recent evaluation instants (epoch nanos), for the evaluation limit. */
+  final long[] evaluations;
+
+  int evaluationHead;
+  int evaluationCount;
+
+  RuleRuntime(Rule rule, int index, PointTable points, int evaluationLimit) {
+    this.rule = rule;
+    this.index = index;
+    this.points = points;
+    this.slots = rule.inputs().values().stream().mapToInt(points::indexOf).toArray();
+    this.inputNames = rule.inputs().keySet().toArray(String[]::new);
+    this.actionLastFired = new Instant[rule.actions().size()];
+    this.actionSeq = new long[rule.actions().size()];
+    this.evaluations = new long[evaluationLimit];
+  }
+
+  @Override
+  public PointState state(int slot) {
+    return points.state(slots[slot]);
+  }
+
+  boolean inputsMeetRequiredQuality() {
+    for (int point : slots) {
+      Quality q = points.state(point).quality();
+      boolean ok =
+          q == Quality.LIVE
+              || (q == Quality.STALE
+                  && rule.requiredQuality() == Rule.RequiredQuality.LIVE_OR_STALE);
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  boolean allInputsLiveSinceStart() {
+    for (int point : slots) {
+      if (!points.liveSinceStart(point)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether the warmup policy is met by the inputs (the deadline is checked by the engine). */
+  boolean warmupSatisfiedByInputs() {
+    if (rule.warmup() instanceof Warmup.AllInputsKnown) {
+      for (int point : slots) {
+        Quality q = points.state(point).quality();
+        if (q != Quality.LIVE && q != Quality.STALE) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return allInputsLiveSinceStart();
+  }
+
+  /** The newest change among the inputs: arbitration's freshness key. */
+  Instant freshness() {
+    Instant newest = Instant.EPOCH;
+    for (int point : slots) {
+      Instant since = points.state(point).since();
+      if (since.isAfter(newest)) {
+        newest = since;
+      }
+    }
+    return newest;
+  }
+
+  /** Records an evaluation; false when it is one too many for the window. */
+  boolean recordEvaluation(long atNanos, long windowNanos) {
+    if (evaluationCount == evaluations.length) {
+      long oldest = evaluations[evaluationHead];
+      if (atNanos - oldest < windowNanos) {
+        return false;
+      }
+    } else {
+      evaluationCount++;
+    }
+    evaluations[evaluationHead] = atNanos;
+    evaluationHead = (evaluationHead + 1) % evaluations.length;
+    return true;
+  }
+
+  void resetEvaluations() {
+    evaluationCount = 0;
+    evaluationHead = 0;
+  }
+}

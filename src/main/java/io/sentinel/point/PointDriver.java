@@ -1,0 +1,11 @@
+package io.sentinel.point;
+
+import java.util.Optional;
+
+/** What drives an output point: the command plane hands its commands to this driver. */
+public sealed interface PointDriver {
+  record Gpio(int pin, boolean activeLow) implements PointDriver {}
+
+  /** Commands go to {@code sentinel/<site>/commands/<id>} unless a topic is given. */
+  record Mqtt(Optional<String> topic) implements PointDriver {}
+}

@@ -1,0 +1,55 @@
+package io.sentinel.point;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/** One entry of the point registry. */
+public record PointSpec(
+    String id,
+    PointType type,
+    Direction direction,
+    double deadband,
+    Optional<Range> range,
+    Optional<Duration> staleAfter,
+    Optional<Duration> unavailableAfter,
+    Optional<Value> releaseValue,
+    Optional<PointSource> source,
+    Optional<PointDriver> driver,
+    Optional<Duration> commandMinInterval,
+    Optional<Duration> pulseMax,
+    SourceRef where) {
+
+  /** An inclusive numeric range; a value outside it is kept with quality bad. */
+  public record Range(double min, double max) {
+    public boolean contains(double v) {
+      return v >= min && v <= max;
+    }
+  }
+
+  /** The unit of a number point, or {@link MeasureUnit#NONE}. */
+  public MeasureUnit unit() {
+    return type instanceof PointType.Number n ? n.unit() : MeasureUnit.NONE;
+  }
+
+  public boolean inRange(Value value) {
+    return range.isEmpty() || !(value instanceof Value.Num n) || range.get().contains(n.value());
+  }
+
+  /** A point with only the essentials, for tests and benchmarks. */
+  public static PointSpec of(String id, PointType type, Direction direction) {
+    return new PointSpec(
+        id,
+        type,
+        direction,
+        0,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        SourceRef.NONE);
+  }
+}

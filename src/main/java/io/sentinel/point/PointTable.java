@@ -1,0 +1,126 @@
+package io.sentinel.point;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The current state of every registered point, and the one place where samples become transitions.
+ * Indexed by position so that the engine's hot path reads arrays, not maps.
+ */
+public final class PointTable {
+  private final PointSpec[] specs;
+  private final PointState[] states;
+  private final boolean[] liveSinceStart;
+  private final Instant[] lastSampleAt;
+  private final Map<String, Integer> index = new HashMap<>();
+
+  public PointTable(Registry registry, Instant start) {
+    List<PointSpec> all = List.copyOf(registry.points().values());
+    specs = all.toArray(PointSpec[]::new);
+    states = new PointState[specs.length];
+    liveSinceStart = new boolean[specs.length];
+    lastSampleAt = new Instant[specs.length];
+    for (int i = 0; i < specs.length; i++) {
+      index.put(specs[i].id(), i);
+      states[i] = PointState.unknown(start);
+    }
+  }
+
+  public int size() {
+    return specs.length;
+  }
+
+  /** The position of a point, or -1 when the registry does not have it. */
+  public int indexOf(String pointId) {
+    Integer i = index.get(pointId);
+    return i == null ? -1 : i;
+  }
+
+  public PointSpec spec(int i) {
+    return specs[i];
+  }
+
+  public PointState state(int i) {
+    return states[i];
+  }
+
+  public Optional<PointState> state(String pointId) {
+    int i = indexOf(pointId);
+    return i < 0 ? Optional.empty() : Optional.of(states[i]);
+  }
+
+  /** Whether the point has been live at least once since the core started (warmup needs it). */
+  public boolean liveSinceStart(int i) {
+    return liveSinceStart[i];
+  }
+
+  /** Treats every point as live since start: a fixture that begins with a running core. */
+  public void markAllLiveSinceStart() {
+    java.util.Arrays.fill(liveSinceStart, true);
+  }
+
+  public Optional<Instant> lastSampleAt(int i) {
+    return Optional.ofNullable(lastSampleAt[i]);
+  }
+
+  /** Puts back a value kept from before a restart, with quality restored; never a transition. */
+  public void restore(String pointId, Value value, Instant at) {
+    int i = requireIndex(pointId);
+    states[i] = new PointState(value, Quality.RESTORED, at);
+  }
+
+  /**
+   * Applies a sample. A value outside the registry's range is kept with quality bad. A numeric
+   * value that moved less than the deadband keeps the previous value, so slow drift is measured
+   * against the last reported value rather than lost step by step.
+   */
+  public Optional<Transition> apply(Sample sample) {
+    int i = requireIndex(sample.pointId());
+    PointSpec spec = specs[i];
+    Value value = sample.value();
+    if (value.isPresent() && !spec.type().accepts(value)) {
+      throw new IllegalArgumentException(
+          "point " + spec.id() + " is " + spec.type().name() + ", sample value is " + value);
+    }
+    Quality quality = sample.quality();
+    if (value.isPresent() && quality == Quality.LIVE && !spec.inRange(value)) {
+      quality = Quality.BAD;
+    }
+    lastSampleAt[i] = sample.at();
+    PointState previous = states[i];
+    boolean valueChanged = valueChanged(spec, previous.value(), value);
+    boolean qualityChanged = previous.quality() != quality;
+    if (quality == Quality.LIVE) {
+      liveSinceStart[i] = true;
+    }
+    if (!valueChanged && !qualityChanged) {
+      return Optional.empty();
+    }
+    PointState current =
+        new PointState(valueChanged ? value : previous.value(), quality, sample.at());
+    states[i] = current;
+    return Optional.of(new Transition(spec.id(), previous, current, valueChanged, qualityChanged));
+  }
+
+  private static boolean valueChanged(PointSpec spec, Value previous, Value next) {
+    if (!next.isPresent()) {
+      return false; // a report of quality alone keeps the last value beside the new quality
+    }
+    if (previous instanceof Value.Num p && next instanceof Value.Num n) {
+      double delta = Math.abs(n.value() - p.value());
+      return spec.deadband() > 0 ? delta >= spec.deadband() : delta != 0;
+    }
+    return !previous.equals(next);
+  }
+
+  private int requireIndex(String pointId) {
+    int i = indexOf(pointId);
+    if (i < 0) {
+      throw new IllegalArgumentException("unknown point " + pointId);
+    }
+    return i;
+  }
+}

@@ -1,0 +1,16 @@
+package io.sentinel.rule;
+
+import io.sentinel.point.SourceRef;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * A fire-and-forget output (a notification, a pulse). Not idempotent, hence the mandatory cooldown.
+ * {@code fields} are the kind's own fields (channel, message, point, duration …) as written.
+ */
+public record ActionSpec(
+    String kind, Duration cooldown, Map<String, String> fields, SourceRef where) {
+  public ActionSpec {
+    fields = Map.copyOf(fields);
+  }
+}

@@ -1,0 +1,107 @@
+package io.sentinel.rule;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * A site folder: {@code points.yaml}, {@code rules/*.yaml} and {@code tests/*.yaml}. The
+ * repository's own example site keeps its registry in {@code seeds/} and its fixtures in {@code
+ * rules/tests/}; both places are looked up, in that order after the standard ones.
+ */
+public record Site(String name, Path dir, RuleSet ruleSet) {
+
+  /** The result of loading: the site when there is no error, and every problem either way. */
+  public record Loaded(Optional<Site> site, List<Problem> problems) {
+    public boolean ok() {
+      return site.isPresent();
+    }
+  }
+
+  public static Optional<Path> registryFile(Path dir) {
+    return firstExisting(dir.resolve("points.yaml"), dir.resolve("seeds/points.yaml"));
+  }
+
+  public static Optional<Path> testsDir(Path dir) {
+    return firstExisting(dir.resolve("tests"), dir.resolve("rules/tests"));
+  }
+
+  public static List<Path> ruleFiles(Path dir) {
+    return yamlFiles(dir.resolve("rules"));
+  }
+
+  public static List<Path> yamlFiles(Path folder) {
+    if (!Files.isDirectory(folder)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.list(folder)) {
+      return s.filter(p -> Files.isRegularFile(p))
+          .filter(p -> p.toString().endsWith(".yaml") || p.toString().endsWith(".yml"))
+          .sorted()
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Loads and validates the whole site; nothing is returned unless all of it is valid. */
+  public static Loaded load(Path dir) {
+    return load(dir, ruleFiles(dir));
+  }
+
+  /** Loads the site's registry with the given rule files (validating a single file). */
+  public static Loaded load(Path dir, List<Path> files) {
+    Problems problems = new Problems();
+    Optional<Path> registryPath = registryFile(dir);
+    if (registryPath.isEmpty()) {
+      problems.error(
+          "SITE-001", dir.toString(), 0, "", "no points.yaml (nor seeds/points.yaml) in this site");
+      return new Loaded(Optional.empty(), problems.sorted());
+    }
+    io.sentinel.point.Registry registry =
+        RegistryLoader.load(relative(dir, registryPath.get()), read(registryPath.get()), problems);
+    List<Rule> rules = new ArrayList<>();
+    for (Path f : files) {
+      rules.addAll(RuleLoader.load(relative(dir, f), read(f), registry, problems));
+    }
+    RuleSetChecks.check(rules, problems);
+    String name =
+        Optional.ofNullable(dir.toAbsolutePath().normalize().getFileName())
+            .map(Path::toString)
+            .orElse("site");
+    Optional<Site> site =
+        problems.hasErrors()
+            ? Optional.empty()
+            : Optional.of(new Site(name, dir, new RuleSet(registry, rules)));
+    return new Loaded(site, problems.sorted());
+  }
+
+  static String relative(Path dir, Path file) {
+    Path abs = file.toAbsolutePath().normalize();
+    Path base = dir.toAbsolutePath().normalize();
+    return abs.startsWith(base) ? base.relativize(abs).toString() : file.toString();
+  }
+
+  public static String read(Path file) {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
+  private static Optional<Path> firstExisting(Path... candidates) {
+    for (Path p : candidates) {
+      if (Files.exists(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+}

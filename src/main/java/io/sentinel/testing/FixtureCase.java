@@ -1,0 +1,57 @@
+package io.sentinel.testing;
+
+import io.sentinel.engine.StartMode;
+import io.sentinel.point.Quality;
+import io.sentinel.point.SourceRef;
+import io.sentinel.point.Value;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One fixture case: a snapshot given at the start, expectations about it, and optional timed steps
+ * with their own expectations. The format is documented in docs/fixtures.md.
+ */
+public record FixtureCase(
+    String name,
+    Optional<String> rule,
+    StartMode start,
+    List<Given> given,
+    Check initial,
+    List<Step> steps,
+    SourceRef where) {
+
+  /** A point's value and quality, set by a snapshot or a step. */
+  public record Given(String pointId, Value value, Quality quality) {}
+
+  /** Flip a point between values, {@code times} times, {@code every} apart. */
+  public record Toggle(String pointId, List<Value> values, int times, Duration every) {}
+
+  public record Step(
+      Duration at,
+      List<Given> set,
+      Optional<Toggle> toggle,
+      Optional<Boolean> lag,
+      Check check,
+      SourceRef where) {}
+
+  /** Expectations at one moment; empty ones are not checked. */
+  public record Check(
+      Optional<Map<String, Value>> claims,
+      Optional<Map<String, Optional<Value>>> outputs,
+      Optional<String> state,
+      List<Map<String, String>> actions,
+      boolean actionsExact,
+      List<Map<String, String>> events) {
+
+    public boolean isEmpty() {
+      return claims.isEmpty()
+          && outputs.isEmpty()
+          && state.isEmpty()
+          && actions.isEmpty()
+          && !actionsExact
+          && events.isEmpty();
+    }
+  }
+}

@@ -1,0 +1,279 @@
+package io.sentinel.testing;
+
+import io.sentinel.arbitration.Decision;
+import io.sentinel.engine.ActionFired;
+import io.sentinel.engine.ControlEvent;
+import io.sentinel.engine.DerivedLayer;
+import io.sentinel.engine.Engine;
+import io.sentinel.engine.EngineLimits;
+import io.sentinel.engine.PassResult;
+import io.sentinel.engine.RuleState;
+import io.sentinel.engine.RuleStatus;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Sample;
+import io.sentinel.point.Value;
+import io.sentinel.rule.Rule;
+import io.sentinel.rule.RuleSet;
+import io.sentinel.testing.FixtureCase.Check;
+import io.sentinel.testing.FixtureCase.Given;
+import io.sentinel.testing.FixtureCase.Step;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Runs fixture cases on the engine itself: the same code the gateway runs, driven by a clock that
+ * starts at {@link #START} and moves only as the case says.
+ */
+public final class FixtureRunner {
+  public static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+  private final RuleSet ruleSet;
+  private final EngineLimits limits;
+
+  public FixtureRunner(RuleSet ruleSet, EngineLimits limits) {
+    this.ruleSet = ruleSet;
+    this.limits = limits;
+  }
+
+  /** The outcome of one case, and the situations of its rule that its checks observed. */
+  public record CaseResult(FixtureCase fixture, List<String> failures, Set<String> covered) {
+    public boolean passed() {
+      return failures.isEmpty();
+    }
+  }
+
+  public CaseResult run(FixtureCase c) {
+    Engine engine = new Engine(ruleSet, START, c.start(), limits, DerivedLayer.NONE);
+    List<Sample> samples = new ArrayList<>();
+    for (Given g : c.given()) {
+      if (g.quality() == Quality.RESTORED) {
+        engine.points().restore(g.pointId(), g.value(), START);
+      } else {
+        samples.add(new Sample(g.pointId(), g.value(), g.quality(), START));
+      }
+    }
+    Run run = new Run(c, engine);
+    run.collect(engine.pass(START, samples, false));
+    run.check(c.initial(), Duration.ZERO, c.where().line());
+    boolean lag = false;
+    for (Step step : c.steps()) {
+      Instant at = START.plus(step.at());
+      if (step.lag().isPresent() && step.lag().get() != lag) {
+        // Lag changes at the step's instant: time up to it passes under the previous state.
+        run.collect(engine.pass(at, List.of(), lag));
+        lag = step.lag().get();
+      }
+      List<Sample> batch = new ArrayList<>();
+      for (Given g : step.set()) {
+        batch.add(new Sample(g.pointId(), g.value(), g.quality(), at));
+      }
+      Instant until = at;
+      if (step.toggle().isPresent()) {
+        FixtureCase.Toggle t = step.toggle().get();
+        for (int k = 0; k < t.times(); k++) {
+          Instant when = at.plus(t.every().multipliedBy(k));
+          batch.add(Sample.live(t.pointId(), t.values().get(k % t.values().size()), when));
+          until = when;
+        }
+      }
+      run.collect(engine.pass(until, batch, lag));
+      run.check(step.check(), Duration.between(START, until), step.where().line());
+    }
+    return new CaseResult(c, run.failures, run.covered);
+  }
+
+  /** What one case has seen so far. */
+  private final class Run {
+    final FixtureCase fixture;
+    final Engine engine;
+    final List<String> failures = new ArrayList<>();
+    final Set<String> covered = new LinkedHashSet<>();
+    final List<ActionFired> actions = new ArrayList<>();
+    final List<ControlEvent> events = new ArrayList<>();
+
+    Run(FixtureCase fixture, Engine engine) {
+      this.fixture = fixture;
+      this.engine = engine;
+    }
+
+    void collect(PassResult result) {
+      actions.addAll(result.actions());
+      events.addAll(result.events());
+    }
+
+    void check(Check check, Duration at, int line) {
+      if (check.isEmpty()) {
+        return;
+      }
+      String where = "at " + format(at) + " (" + fixture.where().file() + ":" + line + ")";
+      Optional<RuleStatus> status = fixture.rule().flatMap(engine::status);
+      check
+          .claims()
+          .ifPresent(
+              expected -> {
+                Map<String, Value> held = status.map(RuleStatus::claims).orElse(Map.of());
+                if (!held.equals(expected)) {
+                  failures.add(
+                      where
+                          + ": expected claims "
+                          + show(expected)
+                          + ", the rule holds "
+                          + show(held));
+                }
+              });
+      check
+          .outputs()
+          .ifPresent(
+              expected -> expected.forEach((point, value) -> checkOutput(where, point, value)));
+      check
+          .state()
+          .ifPresent(
+              expected -> {
+                String actual = status.map(s -> s.state().wireName()).orElse("(no rule)");
+                if (!actual.equals(expected)) {
+                  failures.add(where + ": expected state " + expected + ", the rule is " + actual);
+                }
+              });
+      checkActions(check, where);
+      for (Map<String, String> e : check.events()) {
+        boolean found =
+            events.stream()
+                .anyMatch(
+                    ev ->
+                        matches(
+                            e,
+                            Map.of(
+                                "kind",
+                                ev.kind(),
+                                "subject",
+                                ev.subject(),
+                                "message",
+                                ev.message())));
+        if (!found) {
+          failures.add(
+              where
+                  + ": expected event "
+                  + e
+                  + ", events were "
+                  + events.stream().map(ev -> ev.kind() + " " + ev.subject()).toList());
+        }
+      }
+      actions.clear();
+      events.clear();
+      fixture.rule().flatMap(ruleSet::rule).ifPresent(rule -> observe(rule, status));
+    }
+
+    private void checkOutput(String where, String point, Optional<Value> expected) {
+      Optional<Decision> out = engine.output(point);
+      Optional<Value> actualWinner = out.flatMap(d -> d.winner().map(w -> w.value()));
+      Optional<Value> actualValue = out.flatMap(Decision::value);
+      boolean ok = expected.isEmpty() ? actualWinner.isEmpty() : expected.equals(actualValue);
+      if (!ok) {
+        failures.add(
+            where
+                + ": expected output of "
+                + point
+                + " "
+                + expected.map(Value::toString).orElse("released")
+                + ", it is "
+                + out.map(
+                        d ->
+                            d.winner()
+                                .map(
+                                    w ->
+                                        w.value()
+                                            + " (rule "
+                                            + w.ruleId()
+                                            + ", "
+                                            + d.decidingKey()
+                                            + ")")
+                                .orElse("released"))
+                    .orElse("released"));
+      }
+    }
+
+    private void checkActions(Check check, String where) {
+      if (check.actions().isEmpty() && !check.actionsExact()) {
+        return;
+      }
+      List<ActionFired> remaining = new ArrayList<>(actions);
+      for (Map<String, String> expected : check.actions()) {
+        Optional<ActionFired> hit =
+            remaining.stream().filter(a -> matches(expected, actionFields(a))).findFirst();
+        if (hit.isEmpty()) {
+          failures.add(
+              where
+                  + ": expected action "
+                  + expected
+                  + ", fired "
+                  + actions.stream().map(this::actionFields).toList());
+          return;
+        }
+        remaining.remove(hit.get());
+      }
+      if (!remaining.isEmpty()) {
+        failures.add(
+            where
+                + ": unexpected actions fired "
+                + remaining.stream().map(this::actionFields).toList());
+      }
+    }
+
+    private Map<String, String> actionFields(ActionFired a) {
+      Map<String, String> m = new TreeMap<>(a.fields());
+      m.put("kind", a.kind());
+      m.put("rule", a.ruleId());
+      return m;
+    }
+
+    private boolean matches(Map<String, String> expected, Map<String, String> actual) {
+      return expected.entrySet().stream()
+          .allMatch(e -> e.getValue().equals(actual.get(e.getKey())));
+    }
+
+    /** Which conventional situation of the rule this check looked at. */
+    private void observe(Rule rule, Optional<RuleStatus> status) {
+      if (status.isEmpty()) {
+        return;
+      }
+      RuleStatus s = status.get();
+      if (s.state() == RuleState.WARMUP) {
+        covered.add(Coverage.WARMUP);
+        return;
+      }
+      boolean inputsGood = true;
+      for (Map.Entry<String, String> input : rule.inputs().entrySet()) {
+        Quality q = engine.points().state(input.getValue()).orElseThrow().quality();
+        if (q == Quality.STALE) {
+          covered.add(Coverage.stale(input.getKey()));
+        } else if (q == Quality.UNAVAILABLE) {
+          covered.add(Coverage.unavailable(input.getKey()));
+        }
+        inputsGood &= q == Quality.LIVE;
+      }
+      if (inputsGood && s.state() == RuleState.ACTIVE) {
+        s.lastCondition()
+            .ifPresent(c -> covered.add(c ? Coverage.CONDITION_TRUE : Coverage.CONDITION_FALSE));
+      }
+    }
+  }
+
+  private static String show(Map<String, Value> claims) {
+    return new TreeMap<>(claims).toString();
+  }
+
+  static String format(Duration d) {
+    if (d.isZero()) {
+      return "0s";
+    }
+    long ms = d.toMillis();
+    return ms % 1000 == 0 ? (ms / 1000) + "s" : ms + "ms";
+  }
+}

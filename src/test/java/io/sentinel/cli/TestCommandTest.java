@@ -1,0 +1,103 @@
+package io.sentinel.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TestCommandTest {
+  @Test
+  void exampleSite_allCasesPass_withALinePerCaseAndASummary() {
+    CliRun run = CliRun.of("test", ".", "--coverage");
+    assertThat(run.exit()).as(run.output()).isZero();
+    assertThat(run.output())
+        .contains("PASS rules/tests/pump-run-on.yaml:3 condition true")
+        .contains("coverage: every rule has every conventional case")
+        .containsPattern("(?m)^\\d+ passed, 0 failed$");
+  }
+
+  @Test
+  void failingCase_isReportedWithWhereAndWhy_andExits1(@TempDir Path site) throws Exception {
+    copyExampleSite(site);
+    Files.writeString(
+        site.resolve("tests/wrong.yaml"),
+        """
+        - name: expects the wrong thing
+          rule: pump-run-on
+          given:
+            boiler.ch1.flow-temp: { value: 20 }
+            boiler.ch1.demand: { value: false }
+          expect_claims:
+            - { point: boiler.ch1.pump, value: true }
+        """);
+    CliRun run = CliRun.of("test", site.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.output())
+        .contains("FAIL tests/wrong.yaml:1 expects the wrong thing")
+        .contains(
+            "at 0s (tests/wrong.yaml:1): expected claims {boiler.ch1.pump=true}, the rule holds {}")
+        .containsPattern("(?m)^\\d+ passed, 1 failed$");
+  }
+
+  @Test
+  void coverage_namesTheMissingConventionalCases(@TempDir Path site) throws Exception {
+    copyExampleSite(site);
+    try (var files = Files.list(site.resolve("tests"))) {
+      for (Path f : files.toList()) {
+        Files.delete(f);
+      }
+    }
+    Files.writeString(
+        site.resolve("tests/one.yaml"),
+        """
+        - rule: pump-run-on
+          given:
+            boiler.ch1.flow-temp: { value: 42 }
+            boiler.ch1.demand: { value: false }
+          expect_claims:
+            - { point: boiler.ch1.pump, value: true }
+        """);
+    CliRun run = CliRun.of("test", site.toString(), "--coverage");
+    assertThat(run.output())
+        .contains(
+            "coverage: rule pump-run-on lacks condition false, input flow stale, input demand stale,"
+                + " input flow unavailable, input demand unavailable, warmup")
+        .contains("coverage: rule door-open-alert lacks condition true");
+  }
+
+  @Test
+  void badFixture_isAProblemWithLine_notACrash(@TempDir Path site) throws Exception {
+    copyExampleSite(site);
+    Files.writeString(
+        site.resolve("tests/bad.yaml"),
+        """
+        - rule: pump-run-on
+          given:
+            boiler.ch1.flow-temp: { value: hot }
+          expect_claimz: []
+        """);
+    CliRun run = CliRun.of("test", site.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.output())
+        .contains(
+            "tests/bad.yaml:3: error [VAL-002] rule pump-run-on: value for point boiler.ch1.flow-temp: expected a number in degC, found 'hot'")
+        .contains("tests/bad.yaml:4: error [YAML-015]")
+        .contains("fixtures not run");
+  }
+
+  static void copyExampleSite(Path site) throws Exception {
+    Files.createDirectories(site.resolve("rules"));
+    Files.createDirectories(site.resolve("tests"));
+    Files.copy(Path.of("seeds/points.yaml"), site.resolve("points.yaml"));
+    for (String f : new String[] {"boiler.yaml", "door.yaml"}) {
+      Files.copy(Path.of("rules", f), site.resolve("rules").resolve(f));
+    }
+    try (var files = Files.list(Path.of("rules/tests"))) {
+      for (Path f : files.toList()) {
+        Files.copy(f, site.resolve("tests").resolve(f.getFileName()));
+      }
+    }
+  }
+}
