@@ -125,7 +125,7 @@ final class Checker {
       problems.add(
           ProblemCode.UNKNOWN_INPUT,
           n.start(),
-          "unknown input '" + n.name() + "': " + declared + Names.didYouMean(n.name(), names, ""));
+          "unknown input '" + n.name() + "': " + declared + Names.didYouMean(n.name(), names));
       return ERR;
     }
     read[slot] = true;
@@ -172,7 +172,7 @@ final class Checker {
         + "' is not a declared input ("
         + declared
         + ")"
-        + Names.didYouMean(word, names, "");
+        + Names.didYouMean(word, names);
   }
 
   // ---- conditions --------------------------------------------------------------------------
@@ -317,11 +317,21 @@ final class Checker {
       return ERR;
     }
     if (!(l instanceof Typed.N)) {
-      notANumber(n.left(), l, n.opStart(), "'" + n.op().symbol() + "' compares numbers only");
+      notANumber(
+          n.left(),
+          l,
+          n.opStart(),
+          ProblemCode.NOT_ORDERED,
+          "'" + n.op().symbol() + "' compares numbers only");
       return ERR;
     }
     if (!(r instanceof Typed.N)) {
-      notANumber(n.right(), r, n.opStart(), "'" + n.op().symbol() + "' compares numbers only");
+      notANumber(
+          n.right(),
+          r,
+          n.opStart(),
+          ProblemCode.NOT_ORDERED,
+          "'" + n.op().symbol() + "' compares numbers only");
       return ERR;
     }
     NumPair pair = unify((Typed.N) l, n.left(), (Typed.N) r, n.right(), "compare", n.opStart());
@@ -418,7 +428,7 @@ final class Checker {
               + text(otherNode)
               + ": its values are "
               + Names.list(t.enumValues())
-              + Names.didYouMean(s.name(), t.enumValues(), ""));
+              + Names.didYouMean(s.name(), t.enumValues()));
       return null;
     }
     if (other instanceof Typed.Q) {
@@ -434,7 +444,7 @@ final class Checker {
               + s.name()
               + "' is not a quality: the qualities are "
               + Names.list(qualities)
-              + Names.didYouMean(s.name(), qualities, ""));
+              + Names.didYouMean(s.name(), qualities));
       return null;
     }
     if (other instanceof Typed.Err) {
@@ -500,14 +510,14 @@ final class Checker {
             + "): both sides must be of the same kind");
   }
 
-  private void notANumber(Ast node, Typed t, int at, String rule) {
-    String what = t instanceof Typed.Sym s ? notAnInput(s.name()) : text(node) + " is " + kind(t);
-    problems.add(
-        t instanceof Typed.Sym
-            ? ProblemCode.UNRESOLVED_SYMBOL
-            : rule.contains("compares") ? ProblemCode.NOT_ORDERED : ProblemCode.NOT_A_NUMBER,
-        t instanceof Typed.Sym ? node.start() : at,
-        rule + ", but " + what);
+  /** Reports a non-number where a number is needed ({@code code}), or a bare word there. */
+  private void notANumber(Ast node, Typed t, int at, ProblemCode code, String rule) {
+    if (t instanceof Typed.Sym s) {
+      problems.add(
+          ProblemCode.UNRESOLVED_SYMBOL, node.start(), rule + ", but " + notAnInput(s.name()));
+    } else {
+      problems.add(code, at, rule + ", but " + text(node) + " is " + kind(t));
+    }
   }
 
   // ---- numbers and units -------------------------------------------------------------------
@@ -627,11 +637,11 @@ final class Checker {
     }
     String rule = "'" + n.op() + "' works on numbers only";
     if (!(l instanceof Typed.N)) {
-      notANumber(n.left(), l, n.opStart(), rule);
+      notANumber(n.left(), l, n.opStart(), ProblemCode.NOT_A_NUMBER, rule);
       return ERR;
     }
     if (!(r instanceof Typed.N)) {
-      notANumber(n.right(), r, n.opStart(), rule);
+      notANumber(n.right(), r, n.opStart(), ProblemCode.NOT_A_NUMBER, rule);
       return ERR;
     }
     Typed.N ln = (Typed.N) l;
@@ -686,7 +696,7 @@ final class Checker {
       return ERR;
     }
     if (!(t instanceof Typed.N num)) {
-      notANumber(n.operand(), t, n.start(), "'-' works on numbers only");
+      notANumber(n.operand(), t, n.start(), ProblemCode.NOT_A_NUMBER, "'-' works on numbers only");
       return ERR;
     }
     return new Typed.N(fold(new NumExpr.Neg(num.e()), isConst(t)), num.unit(), num.bare());

@@ -167,7 +167,8 @@ final class Lexer {
       unit = "%";
     } else if (pos < src.length() && isIdentStart(src.charAt(pos))) {
       String word = memberWord();
-      if (KEYWORDS.containsKey(word)) {
+      // a keyword, or a name followed by a dot (an input: an operator is missing), is no unit
+      if (KEYWORDS.containsKey(word) || pos < src.length() && src.charAt(pos) == '.') {
         pos = afterNumber;
         return new Token(Kind.NUMBER, start, pos, digits, value, "", -1);
       }

@@ -33,11 +33,9 @@ final class Names {
   }
 
   /** " (did you mean x?)", or "" when nothing is close. */
-  static String didYouMean(String word, Collection<String> candidates, String prefix) {
+  static String didYouMean(String word, Collection<String> candidates) {
     List<String> close = closest(word, candidates);
-    return close.isEmpty()
-        ? ""
-        : " (did you mean " + orList(close.stream().map(s -> prefix + s).toList()) + "?)";
+    return close.isEmpty() ? "" : " (did you mean " + orList(close) + "?)";
   }
 
   static String list(Collection<String> names) {

@@ -8,6 +8,7 @@ import java.util.function.DoubleUnaryOperator;
 import javax.measure.Unit;
 import javax.measure.UnitConverter;
 import tech.units.indriya.AbstractUnit;
+import tech.units.indriya.function.RationalNumber;
 import tech.units.indriya.unit.Units;
 
 /**
@@ -26,7 +27,7 @@ public record MeasureUnit(String symbol, Unit<?> measure) {
     Map<String, Unit<?>> c = new LinkedHashMap<>();
     c.put("degC", Units.CELSIUS);
     // 1 degF = 5/9 K, with its zero at 459.67 degrees Rankine.
-    c.put("degF", Units.KELVIN.multiply(5.0 / 9.0).shift(459.67));
+    c.put("degF", Units.KELVIN.multiply(RationalNumber.of(5, 9)).shift(RationalNumber.of(45967, 100)));
     c.put("K", Units.KELVIN);
     c.put("%", Units.PERCENT);
     c.put("ppm", AbstractUnit.ONE.divide(1_000_000));
@@ -57,7 +58,7 @@ public record MeasureUnit(String symbol, Unit<?> measure) {
     c.put("l/h", Units.LITRE.divide(Units.HOUR));
     c.put("m3/h", Units.CUBIC_METRE.divide(Units.HOUR));
     c.put("lx", Units.LUX);
-    return Map.copyOf(c);
+    return java.util.Collections.unmodifiableMap(c);
   }
 
   public static Optional<MeasureUnit> parse(String symbol) {

@@ -393,6 +393,8 @@ class ExpressionEvaluationTest {
       rig.set("age", 30);
       assertThat(rig.test("age.value == 0.5 min")).isTrue();
       assertThat(rig.test("age.value == 30s")).isTrue();
+      rig.set("flow", 36);
+      assertThat(rig.test("flow.value > 40degC-5")).isTrue();
       assertThat(rig.compile("age.value > 5 m").problems())
           .extracting(ExprProblem::code)
           .containsExactly("EXPR-014");

@@ -47,6 +47,7 @@ class ExpressionProblemsTest {
         "flow.value in []          | 1 | 16 | at least one element",
         "flow.value in 1           | 1 | 15 | expected a list",
         "flow.value 3              | 1 | 12 | missing",
+        "flow.value > 35 demand.value | 1 | 17 | missing",
         "flow.value > 3 )          | 1 | 16 | found ')'",
         "flow. > 3                 | 1 | 7  | expected value or quality after 'flow.'",
         "flow.value > 1 < 2        | 1 | 16 | found '<'",
