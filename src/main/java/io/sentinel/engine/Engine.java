@@ -3,6 +3,9 @@ package io.sentinel.engine;
 import io.sentinel.arbitration.Arbiter;
 import io.sentinel.arbitration.Claim;
 import io.sentinel.arbitration.Decision;
+import io.sentinel.derived.DerivedLayer;
+import io.sentinel.derived.Firing;
+import io.sentinel.derived.LagTime;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Sample;
@@ -53,6 +56,7 @@ public final class Engine {
 
   private final int[][] dependentSlots;
   private final EngineLimits limits;
+  private final LagTime lagTime;
   private final DerivedLayer derived;
   private final Arbiter arbiter;
   private final PriorityQueue<Timer> timers =
@@ -63,11 +67,7 @@ public final class Engine {
   private long timerSeq;
 
   private Instant clock;
-  private boolean lagging;
-
-  /** Core time that was not spent under ingest lag: what warmup deadlines count. */
-  private long effectiveNanos;
-
+  private final Instant start;
   private boolean activated;
 
   // Per-step scratch, reused to keep a step allocation-light.
@@ -91,15 +91,16 @@ public final class Engine {
   }
 
   public Engine(RuleSet ruleSet, Instant start, StartMode mode) {
-    this(ruleSet, start, mode, EngineLimits.DEFAULT, DerivedLayer.NONE);
+    this(ruleSet, start, mode, EngineLimits.DEFAULT);
   }
 
-  public Engine(
-      RuleSet ruleSet, Instant start, StartMode mode, EngineLimits limits, DerivedLayer derived) {
+  public Engine(RuleSet ruleSet, Instant start, StartMode mode, EngineLimits limits) {
     this.points = new PointTable(ruleSet.registry(), start);
     this.limits = limits;
-    this.derived = derived;
+    this.lagTime = new LagTime(start);
+    this.derived = new DerivedLayer(ruleSet.derived(), points, lagTime, start);
     this.clock = start;
+    this.start = start;
     this.arbiter = new Arbiter(id -> specOf(id).releaseValue());
     List<Rule> list = ruleSet.rules();
     rules = new RuleRuntime[list.size()];
@@ -162,7 +163,22 @@ public final class Engine {
 
   /** When the engine next has something to do without new samples, if ever. */
   public Optional<Instant> nextDue() {
-    return Optional.ofNullable(timers.peek()).map(Timer::due);
+    Optional<Instant> rule = Optional.ofNullable(timers.peek()).map(Timer::due);
+    Optional<Instant> memory = derived.nextDue();
+    if (rule.isPresent() && memory.isPresent()) {
+      return Optional.of(rule.get().isBefore(memory.get()) ? rule.get() : memory.get());
+    }
+    return rule.or(() -> memory);
+  }
+
+  /** The derived points' state as JSON, to persist and restore across a restart. */
+  public String derivedSnapshot() {
+    return derived.snapshot();
+  }
+
+  /** Takes back derived state saved by {@link #derivedSnapshot()} (before the first pass). */
+  public void restoreDerived(String json) {
+    derived.restore(json);
   }
 
   public Optional<RuleStatus> status(String ruleId) {
@@ -202,10 +218,10 @@ public final class Engine {
     if (now.isBefore(clock)) {
       throw new IllegalArgumentException("time runs forward: " + now + " is before " + clock);
     }
-    if (lagging && !ingestLagging) {
+    if (lagTime.setLagging(ingestLagging)) {
       rescheduleDeadlines(clock);
+      derived.lagEnded(clock);
     }
-    lagging = ingestLagging;
     List<Sample> ordered = new ArrayList<>(samples);
     ordered.sort(Comparator.comparing(Sample::at));
     if (!ordered.isEmpty() && ordered.get(0).at().isBefore(clock)) {
@@ -228,8 +244,7 @@ public final class Engine {
     int i = 0;
     while (true) {
       Instant nextSample = i < ordered.size() ? ordered.get(i).at() : null;
-      Timer timer = timers.peek();
-      Instant nextTimer = timer != null && !timer.due().isAfter(now) ? timer.due() : null;
+      Instant nextTimer = nextDue().filter(due -> !due.isAfter(now)).orElse(null);
       if (nextSample == null && nextTimer == null) {
         break;
       }
@@ -255,9 +270,7 @@ public final class Engine {
 
   private void advance(Instant t) {
     if (t.isAfter(clock)) {
-      if (!lagging) {
-        effectiveNanos += Duration.between(clock, t).toNanos();
-      }
+      lagTime.advance(t);
       clock = t;
     }
   }
@@ -287,9 +300,9 @@ public final class Engine {
     for (Sample s : samples) {
       points.apply(s).ifPresent(transitions::add);
     }
-    if (!transitions.isEmpty()) {
-      transitions.addAll(derived.settle(points, List.copyOf(transitions), t));
-    }
+    // The watchdog and derived points settle before any rule sees the step.
+    transitions.addAll(derived.step(t, samples, List.copyOf(transitions)));
+    out.firings.addAll(derived.drainFirings());
     for (Transition tr : transitions) {
       out.transitions.add(tr);
       int p = points.indexOf(tr.pointId());
@@ -414,10 +427,9 @@ public final class Engine {
     if (r.rule.warmup() instanceof Warmup.Deadline && r.warmupSatisfiedByInputs()) {
       how = "all inputs live since start";
     } else if (r.rule.warmup() instanceof Warmup.Deadline d) {
-      long elapsed = effectiveNanos - r.warmupStartNanos;
-      if (elapsed < d.cap().toNanos()) {
-        if (!lagging && fromTimer) {
-          schedule(t.plusNanos(d.cap().toNanos() - elapsed), r.index);
+      if (lagTime.effective(start, t).compareTo(d.cap()) < 0) {
+        if (fromTimer) {
+          lagTime.whenElapsed(start, d.cap(), t).ifPresent(due -> schedule(due, r.index));
         }
         return false;
       }
@@ -438,8 +450,7 @@ public final class Engine {
   private void rescheduleDeadlines(Instant from) {
     for (RuleRuntime r : rules) {
       if (r.state == RuleState.WARMUP && r.rule.warmup() instanceof Warmup.Deadline d) {
-        long remaining = d.cap().toNanos() - (effectiveNanos - r.warmupStartNanos);
-        schedule(from.plusNanos(Math.max(0, remaining)), r.index);
+        lagTime.whenElapsed(start, d.cap(), from).ifPresent(due -> schedule(due, r.index));
       }
     }
   }
@@ -752,10 +763,12 @@ public final class Engine {
     final List<ActionFired> actions = new ArrayList<>();
     final List<ControlEvent> events = new ArrayList<>();
     final List<SelfPoint> selfPoints = new ArrayList<>();
+    final List<Firing> firings = new ArrayList<>();
     final Set<String> changedPoints = new LinkedHashSet<>();
 
     PassResult result() {
-      return new PassResult(transitions, claimChanges, decisions, actions, events, selfPoints);
+      return new PassResult(
+          transitions, claimChanges, decisions, actions, events, selfPoints, firings);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.sentinel.engine;
 
 import io.sentinel.arbitration.Decision;
+import io.sentinel.derived.Firing;
 import io.sentinel.point.Transition;
 import java.util.List;
 
@@ -11,7 +12,19 @@ public record PassResult(
     List<Decision> decisions,
     List<ActionFired> actions,
     List<ControlEvent> events,
-    List<SelfPoint> selfPoints) {
+    List<SelfPoint> selfPoints,
+    List<Firing> firings) {
+
+  /** A result without pattern firings (tests of what consumes the engine's outputs). */
+  public PassResult(
+      List<Transition> transitions,
+      List<ClaimChange> claimChanges,
+      List<Decision> decisions,
+      List<ActionFired> actions,
+      List<ControlEvent> events,
+      List<SelfPoint> selfPoints) {
+    this(transitions, claimChanges, decisions, actions, events, selfPoints, List.of());
+  }
 
   public boolean isEmpty() {
     return transitions.isEmpty()
@@ -19,6 +32,7 @@ public record PassResult(
         && decisions.isEmpty()
         && actions.isEmpty()
         && events.isEmpty()
-        && selfPoints.isEmpty();
+        && selfPoints.isEmpty()
+        && firings.isEmpty();
   }
 }

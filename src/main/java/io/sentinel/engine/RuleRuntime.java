@@ -22,9 +22,6 @@ final class RuleRuntime implements Inputs {
 
   RuleState state;
 
-  /** Effective (lag-free) core time at which warmup began, for deadline warmups. */
-  long warmupStartNanos;
-
   Instant holdUntil;
   Optional<Boolean> lastCondition = Optional.empty();
   Instant nextInterval;

@@ -23,10 +23,26 @@ public final class ExpressionCompiler {
    * @return the condition, or the problems that prevent compiling it
    */
   public static Compiled compile(String source, LinkedHashMap<String, PointSpec> inputs) {
+    return compile(source, inputs, null);
+  }
+
+  /**
+   * Compiles a condition about one point, where bare {@code value} and {@code quality} name that
+   * point's value and quality (a derived point's {@code when: "value == true"}). The point is read
+   * from slot 0.
+   */
+  public static Compiled compileAbout(String source, PointSpec subject) {
+    LinkedHashMap<String, PointSpec> inputs = new LinkedHashMap<>();
+    inputs.put(subject.id(), subject);
+    return compile(source, inputs, subject.id());
+  }
+
+  private static Compiled compile(
+      String source, LinkedHashMap<String, PointSpec> inputs, String subject) {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(inputs, "inputs");
     Problems problems = new Problems(source);
-    Parser parser = new Parser(new Lexer(source, problems).tokens(), problems);
+    Parser parser = new Parser(new Lexer(source, problems).tokens(), problems, subject);
     Ast tree = parser.parse();
     Checker checker = new Checker(source, inputs, problems);
     BoolExpr root = parser.complete() ? checker.checkRoot(tree) : null;

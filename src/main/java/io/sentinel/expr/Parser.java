@@ -23,13 +23,22 @@ final class Parser {
 
   private final List<Token> tokens;
   private final Problems problems;
+
+  /** The one input that bare {@code value} and {@code quality} refer to, or null. */
+  private final String subject;
+
   private int p;
   private int parenDepth;
   private boolean complete = true;
 
   Parser(List<Token> tokens, Problems problems) {
+    this(tokens, problems, null);
+  }
+
+  Parser(List<Token> tokens, Problems problems, String subject) {
     this.tokens = tokens;
     this.problems = problems;
+    this.subject = subject;
   }
 
   /** Whether the parser reached the end of the source (else the tree is only a prefix). */
@@ -207,6 +216,9 @@ final class Parser {
       case IDENT:
         advance();
         if (peek().kind() != Kind.DOT) {
+          if (subject != null && (t.text().equals("value") || t.text().equals("quality"))) {
+            return new Ast.Ref(subject, t.text().equals("quality"), t.start(), t.end());
+          }
           return new Ast.Sym(t.text(), t.start(), t.end());
         }
         advance();

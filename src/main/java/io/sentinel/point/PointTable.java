@@ -105,6 +105,20 @@ public final class PointTable {
     return Optional.of(new Transition(spec.id(), previous, current, valueChanged, qualityChanged));
   }
 
+  /**
+   * The watchdog's quality change: the value stays, and no sample is recorded (the point's last
+   * sample is still as old as it was).
+   */
+  public Optional<Transition> degrade(int i, Quality quality, Instant at) {
+    PointState previous = states[i];
+    if (previous.quality() == quality) {
+      return Optional.empty();
+    }
+    PointState current = new PointState(previous.value(), quality, at);
+    states[i] = current;
+    return Optional.of(new Transition(specs[i].id(), previous, current, false, true));
+  }
+
   private static boolean valueChanged(PointSpec spec, Value previous, Value next) {
     if (!next.isPresent()) {
       return false; // a report of quality alone keeps the last value beside the new quality

@@ -1,13 +1,21 @@
 package io.sentinel.rule;
 
+import io.sentinel.derived.DerivedSet;
 import io.sentinel.point.Registry;
 import java.util.List;
 import java.util.Optional;
 
-/** A whole, validated set of rules over one registry: what the engine runs. */
-public record RuleSet(Registry registry, List<Rule> rules) {
+/**
+ * A whole, validated set of rules over one registry (derived points included in it): what the
+ * engine runs.
+ */
+public record RuleSet(Registry registry, List<Rule> rules, DerivedSet derived) {
   public RuleSet {
     rules = List.copyOf(rules);
+  }
+
+  public RuleSet(Registry registry, List<Rule> rules) {
+    this(registry, rules, DerivedSet.EMPTY);
   }
 
   public Optional<Rule> rule(String id) {

@@ -1,5 +1,6 @@
 package io.sentinel.rule;
 
+import io.sentinel.derived.DerivedSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +27,10 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
 
   public static Optional<Path> registryFile(Path dir) {
     return firstExisting(dir.resolve("points.yaml"), dir.resolve("seeds/points.yaml"));
+  }
+
+  public static Optional<Path> derivedFile(Path dir) {
+    return firstExisting(dir.resolve("derived.yaml"), dir.resolve("seeds/derived.yaml"));
   }
 
   public static Optional<Path> testsDir(Path dir) {
@@ -64,8 +69,16 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
           "SITE-001", dir.toString(), 0, "", "no points.yaml (nor seeds/points.yaml) in this site");
       return new Loaded(Optional.empty(), problems.sorted());
     }
-    io.sentinel.point.Registry registry =
+    io.sentinel.point.Registry points =
         RegistryLoader.load(relative(dir, registryPath.get()), read(registryPath.get()), problems);
+    DerivedSet derived =
+        derivedFile(dir)
+            .map(f -> DerivedLoader.load(relative(dir, f), read(f), points, problems))
+            .orElse(DerivedSet.EMPTY);
+    // Rules read derived points like any other: one registry holds both.
+    List<io.sentinel.point.PointSpec> all = new ArrayList<>(points.points().values());
+    derived.ordered().forEach(d -> all.add(d.spec()));
+    io.sentinel.point.Registry registry = io.sentinel.point.Registry.of(all);
     List<Rule> rules = new ArrayList<>();
     for (Path f : files) {
       rules.addAll(RuleLoader.load(relative(dir, f), read(f), registry, problems));
@@ -78,7 +91,7 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
     Optional<Site> site =
         problems.hasErrors()
             ? Optional.empty()
-            : Optional.of(new Site(name, dir, new RuleSet(registry, rules)));
+            : Optional.of(new Site(name, dir, new RuleSet(registry, rules, derived)));
     return new Loaded(site, problems.sorted());
   }
 

@@ -43,7 +43,9 @@ public record FixtureCase(
       Optional<String> state,
       List<Map<String, String>> actions,
       boolean actionsExact,
-      List<Map<String, String>> events) {
+      List<Map<String, String>> events,
+      Map<String, Given> points,
+      Optional<List<String>> firings) {
 
     public boolean isEmpty() {
       return claims.isEmpty()
@@ -51,7 +53,9 @@ public record FixtureCase(
           && state.isEmpty()
           && actions.isEmpty()
           && !actionsExact
-          && events.isEmpty();
+          && events.isEmpty()
+          && points.isEmpty()
+          && firings.isEmpty();
     }
   }
 }

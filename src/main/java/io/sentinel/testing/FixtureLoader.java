@@ -26,7 +26,14 @@ import org.snakeyaml.engine.v2.nodes.Node;
 /** Reads fixture tables ({@code tests/*.yaml}) against a loaded rule set. */
 public final class FixtureLoader {
   private static final Set<String> CHECK_KEYS =
-      Set.of("expect_claims", "expect_outputs", "expect_state", "expect_actions", "expect_events");
+      Set.of(
+          "expect_claims",
+          "expect_outputs",
+          "expect_state",
+          "expect_actions",
+          "expect_events",
+          "expect_points",
+          "expect_firings");
   private static final Set<String> CASE_KEYS =
       union(CHECK_KEYS, Set.of("name", "rule", "start", "given", "steps"));
   private static final Set<String> STEP_KEYS =
@@ -237,8 +244,28 @@ public final class FixtureLoader {
         f.get("expect_actions").map(n -> records(n, "expect_actions", label)).orElse(List.of());
     List<Map<String, String>> events =
         f.get("expect_events").map(n -> records(n, "expect_events", label)).orElse(List.of());
+    Map<String, Given> points = new LinkedHashMap<>();
+    f.get("expect_points")
+        .map(n -> points(n, "expect_points", label))
+        .orElse(List.of())
+        .forEach(g -> points.put(g.pointId(), g));
+    Optional<List<String>> firings =
+        f.get("expect_firings")
+            .flatMap(n -> yaml.sequence(n, "expect_firings", label))
+            .map(
+                l ->
+                    l.stream()
+                        .flatMap(x -> yaml.text(x, "expect_firings", label).stream())
+                        .toList());
     return new Check(
-        claims, outputs, state, actions, f.has("expect_actions") && actions.isEmpty(), events);
+        claims,
+        outputs,
+        state,
+        actions,
+        f.has("expect_actions") && actions.isEmpty(),
+        events,
+        points,
+        firings);
   }
 
   private Map<String, Value> claims(Node node, String label) {

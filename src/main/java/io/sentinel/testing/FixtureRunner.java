@@ -3,7 +3,6 @@ package io.sentinel.testing;
 import io.sentinel.arbitration.Decision;
 import io.sentinel.engine.ActionFired;
 import io.sentinel.engine.ControlEvent;
-import io.sentinel.engine.DerivedLayer;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.PassResult;
@@ -50,7 +49,7 @@ public final class FixtureRunner {
   }
 
   public CaseResult run(FixtureCase c) {
-    Engine engine = new Engine(ruleSet, START, c.start(), limits, DerivedLayer.NONE);
+    Engine engine = new Engine(ruleSet, START, c.start(), limits);
     List<Sample> samples = new ArrayList<>();
     for (Given g : c.given()) {
       if (g.quality() == Quality.RESTORED) {
@@ -97,6 +96,7 @@ public final class FixtureRunner {
     final Set<String> covered = new LinkedHashSet<>();
     final List<ActionFired> actions = new ArrayList<>();
     final List<ControlEvent> events = new ArrayList<>();
+    final List<String> firings = new ArrayList<>();
 
     Run(FixtureCase fixture, Engine engine) {
       this.fixture = fixture;
@@ -106,6 +106,7 @@ public final class FixtureRunner {
     void collect(PassResult result) {
       actions.addAll(result.actions());
       events.addAll(result.events());
+      result.firings().forEach(f -> firings.add(f.id()));
     }
 
     void check(Check check, Duration at, int line) {
@@ -142,6 +143,9 @@ public final class FixtureRunner {
                 }
               });
       checkActions(check, where);
+      check.points().forEach((id, expected) -> checkPoint(where, expected));
+      check.firings().ifPresent(expected -> checkFirings(where, expected));
+      firings.clear();
       for (Map<String, String> e : check.events()) {
         boolean found =
             events.stream()
@@ -168,6 +172,39 @@ public final class FixtureRunner {
       actions.clear();
       events.clear();
       fixture.rule().flatMap(ruleSet::rule).ifPresent(rule -> observe(rule, status));
+    }
+
+    /** Firings of the points the expectation names ([] = no firing at all). */
+    private void checkFirings(String where, List<String> expected) {
+      Set<String> named = new java.util.HashSet<>();
+      expected.forEach(id -> named.add(id.substring(0, id.indexOf('/'))));
+      List<String> actual =
+          expected.isEmpty()
+              ? firings
+              : firings.stream()
+                  .filter(id -> named.contains(id.substring(0, id.indexOf('/'))))
+                  .toList();
+      if (!actual.equals(expected)) {
+        failures.add(where + ": expected firings " + expected + ", got " + actual);
+      }
+    }
+
+    private void checkPoint(String where, Given expected) {
+      io.sentinel.point.PointState actual = engine.points().state(expected.pointId()).orElseThrow();
+      boolean valueOk = !expected.value().isPresent() || expected.value().equals(actual.value());
+      if (!valueOk || expected.quality() != actual.quality()) {
+        failures.add(
+            where
+                + ": expected "
+                + expected.pointId()
+                + " = "
+                + (expected.value().isPresent() ? expected.value() + " " : "")
+                + expected.quality().wireName()
+                + ", it is "
+                + actual.value()
+                + " "
+                + actual.quality().wireName());
+      }
     }
 
     private void checkOutput(String where, String point, Optional<Value> expected) {

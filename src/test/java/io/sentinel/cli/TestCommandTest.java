@@ -10,7 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TestCommandTest {
   @Test
   void exampleSite_allCasesPass_withALinePerCaseAndASummary() {
-    CliRun run = CliRun.of("test", ".", "--coverage");
+    CliRunner run = CliRunner.run("test", ".", "--coverage");
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output())
         .contains("PASS rules/tests/pump-run-on.yaml:3 condition true")
@@ -32,7 +32,7 @@ class TestCommandTest {
           expect_claims:
             - { point: boiler.ch1.pump, value: true }
         """);
-    CliRun run = CliRun.of("test", site.toString());
+    CliRunner run = CliRunner.run("test", site.toString());
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.output())
         .contains("FAIL tests/wrong.yaml:1 expects the wrong thing")
@@ -59,7 +59,7 @@ class TestCommandTest {
           expect_claims:
             - { point: boiler.ch1.pump, value: true }
         """);
-    CliRun run = CliRun.of("test", site.toString(), "--coverage");
+    CliRunner run = CliRunner.run("test", site.toString(), "--coverage");
     assertThat(run.output())
         .contains(
             "coverage: rule pump-run-on lacks condition false, input flow stale, input demand stale,"
@@ -78,7 +78,7 @@ class TestCommandTest {
             boiler.ch1.flow-temp: { value: hot }
           expect_claimz: []
         """);
-    CliRun run = CliRun.of("test", site.toString());
+    CliRunner run = CliRunner.run("test", site.toString());
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.output())
         .contains(

@@ -13,14 +13,14 @@ class ValidateCommandTest {
 
   @Test
   void exampleSite_isValid() {
-    CliRun run = CliRun.of("validate", ".");
+    CliRunner run = CliRunner.run("validate", ".");
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output()).contains("valid: 5 rule(s), 0 warning(s)");
   }
 
   @Test
   void violations_allReportedInOneRun_withFileLineAndExit1() {
-    CliRun run = CliRun.of("validate", VIOLATIONS);
+    CliRunner run = CliRunner.run("validate", VIOLATIONS);
     String out = run.output();
     assertThat(run.exit()).isEqualTo(1);
     assertThat(out)
@@ -70,14 +70,14 @@ class ValidateCommandTest {
 
   @Test
   void singleFile_isCheckedAgainstTheRegistryAboveIt() {
-    CliRun run = CliRun.of("validate", VIOLATIONS + "/rules/violations.yaml");
+    CliRunner run = CliRunner.run("validate", VIOLATIONS + "/rules/violations.yaml");
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.output()).contains("[RULE-081]");
   }
 
   @Test
   void missingTarget_isAUsageError() {
-    CliRun run = CliRun.of("validate", "no/such/site");
+    CliRunner run = CliRunner.run("validate", "no/such/site");
     assertThat(run.exit()).isEqualTo(2);
     assertThat(run.output()).contains("no/such/site does not exist");
   }

@@ -1,0 +1,397 @@
+package io.sentinel.derived;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sentinel.derived.KindState.Out;
+import io.sentinel.derived.KindState.Update;
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.PointState;
+import io.sentinel.point.PointTable;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Sample;
+import io.sentinel.point.Transition;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+
+/**
+ * The memory that rules are not allowed to have: the staleness watchdog and the derived points,
+ * settled in topological order at each step before any rule evaluates. Work in a step is
+ * proportional to what changed in it.
+ */
+public final class DerivedLayer {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Quality from best to worst: a derived point is as good as its worst input. */
+  private static final List<Quality> WORST_LAST =
+      List.of(
+          Quality.LIVE,
+          Quality.STALE,
+          Quality.RESTORED,
+          Quality.UNKNOWN,
+          Quality.UNAVAILABLE,
+          Quality.BAD);
+
+  private final PointTable points;
+  private final LagTime lag;
+  private final DerivedPoint[] derived;
+  private final int[] pointOf;
+  private final int[][] inputsOf;
+
+  /** For each point of the table, the derived points that read it (indexes into derived). */
+  private final int[][] readers;
+
+  private final KindState[] states;
+  private final long[] generation;
+  private final long[] seq;
+  private final Instant[] watchDue;
+  private final PriorityQueue<Timer> timers =
+      new PriorityQueue<>(Comparator.comparing(Timer::due).thenComparingInt(Timer::target));
+  private final List<Firing> firings = new ArrayList<>();
+
+  // Per-step scratch.
+  private final List<List<Update>> updatesOf;
+  private final List<Integer> touchedPoints = new ArrayList<>();
+  private final boolean[] queued;
+
+  /** A due instant for a derived point (target >= 0) or a watched point (-1 - point index). */
+  private record Timer(Instant due, int target) {}
+
+  public DerivedLayer(DerivedSet set, PointTable points, LagTime lag, Instant start) {
+    this.points = points;
+    this.lag = lag;
+    this.derived = set.ordered().toArray(DerivedPoint[]::new);
+    int n = derived.length;
+    pointOf = new int[n];
+    inputsOf = new int[n][];
+    states = new KindState[n];
+    generation = new long[n];
+    seq = new long[n];
+    queued = new boolean[n];
+    List<List<Integer>> readerLists = new ArrayList<>();
+    for (int p = 0; p < points.size(); p++) {
+      readerLists.add(new ArrayList<>());
+    }
+    for (int d = 0; d < n; d++) {
+      pointOf[d] = requireIndex(derived[d].id());
+      inputsOf[d] = derived[d].inputs().stream().mapToInt(this::requireIndex).toArray();
+      for (int input : inputsOf[d]) {
+        readerLists.get(input).add(d);
+      }
+      states[d] = KindState.of(derived[d].kind(), start);
+      generation[d] = 1;
+      scheduleState(d);
+    }
+    readers =
+        readerLists.stream()
+            .map(l -> l.stream().mapToInt(Integer::intValue).toArray())
+            .toArray(int[][]::new);
+    watchDue = new Instant[points.size()];
+    updatesOf = new ArrayList<>();
+    for (int p = 0; p < points.size(); p++) {
+      updatesOf.add(new ArrayList<>());
+    }
+  }
+
+  private int requireIndex(String id) {
+    int i = points.indexOf(id);
+    if (i < 0) {
+      throw new IllegalArgumentException(
+          "derived layer: point " + id + " is not in the point table");
+    }
+    return i;
+  }
+
+  /** The next instant at which the layer has something to do without new samples. */
+  public Optional<Instant> nextDue() {
+    while (!timers.isEmpty() && !live(timers.peek())) {
+      timers.poll();
+    }
+    return Optional.ofNullable(timers.peek()).map(Timer::due);
+  }
+
+  private boolean live(Timer timer) {
+    if (timer.target() >= 0) {
+      return timer.due().equals(states[timer.target()].due);
+    }
+    return timer.due().equals(watchDue[-1 - timer.target()]);
+  }
+
+  /** The firings since the last call. */
+  public List<Firing> drainFirings() {
+    List<Firing> out = List.copyOf(firings);
+    firings.clear();
+    return out;
+  }
+
+  /** Lag ended: every watched point's due instant moves by the time lag held it back. */
+  public void lagEnded(Instant t) {
+    for (int p = 0; p < watchDue.length; p++) {
+      watchDue[p] = null;
+      scheduleWatch(p, t);
+    }
+  }
+
+  /**
+   * One step at instant {@code t}: the watchdog ages what is due, then every derived point whose
+   * inputs were sampled or changed, or whose own time is due, settles in topological order.
+   *
+   * @param samples the samples applied to the point table at {@code t}
+   * @param transitions the transitions those samples caused
+   * @return the transitions this layer caused (quality changes of watched points, derived values)
+   */
+  public List<Transition> step(Instant t, List<Sample> samples, List<Transition> transitions) {
+    List<Transition> out = new ArrayList<>();
+    Map<String, Transition> byPoint = new HashMap<>();
+    transitions.forEach(tr -> byPoint.put(tr.pointId(), tr));
+    for (Sample s : samples) {
+      int p = points.indexOf(s.pointId());
+      Transition tr = byPoint.remove(s.pointId());
+      PointState now = points.state(p);
+      addUpdate(
+          p,
+          new Update(
+              -1,
+              s.value().isPresent() ? s.value() : now.value(),
+              now.quality(),
+              tr != null && tr.valueChanged(),
+              true,
+              t));
+      scheduleWatch(p, t);
+    }
+    for (Transition tr : byPoint.values()) {
+      addUpdate(points.indexOf(tr.pointId()), fromTransition(tr, t, true));
+    }
+    PriorityQueue<Integer> affected = new PriorityQueue<>();
+    while (!timers.isEmpty() && !timers.peek().due().isAfter(t)) {
+      Timer timer = timers.poll();
+      if (!live(timer)) {
+        continue;
+      }
+      if (timer.target() >= 0) {
+        enqueue(affected, timer.target());
+      } else {
+        int p = -1 - timer.target();
+        watchDue[p] = null;
+        age(p, t)
+            .ifPresent(
+                tr -> {
+                  out.add(tr);
+                  addUpdate(p, fromTransition(tr, t, false));
+                });
+        scheduleWatch(p, t);
+      }
+    }
+    for (int p : touchedPoints) {
+      for (int d : readers[p]) {
+        enqueue(affected, d);
+      }
+    }
+    while (!affected.isEmpty()) {
+      int d = affected.poll();
+      queued[d] = false;
+      Optional<Transition> tr = settle(d, t);
+      if (tr.isPresent()) {
+        out.add(tr.get());
+        addUpdate(pointOf[d], fromTransition(tr.get(), t, true));
+        for (int reader : readers[pointOf[d]]) {
+          enqueue(affected, reader);
+        }
+      }
+    }
+    for (int p : touchedPoints) {
+      updatesOf.get(p).clear();
+    }
+    touchedPoints.clear();
+    return out;
+  }
+
+  /** A derived point's change is an observation; the watchdog's quality change is not. */
+  private static Update fromTransition(Transition tr, Instant t, boolean observed) {
+    return new Update(
+        -1, tr.current().value(), tr.current().quality(), tr.valueChanged(), observed, t);
+  }
+
+  private void addUpdate(int point, Update u) {
+    List<Update> l = updatesOf.get(point);
+    if (l.isEmpty()) {
+      touchedPoints.add(point);
+    }
+    l.add(u);
+  }
+
+  private void enqueue(PriorityQueue<Integer> affected, int d) {
+    if (!queued[d]) {
+      queued[d] = true;
+      affected.add(d);
+    }
+  }
+
+  private Optional<Transition> settle(int d, Instant t) {
+    List<Update> updates = new ArrayList<>();
+    int[] inputs = inputsOf[d];
+    for (int i = 0; i < inputs.length; i++) {
+      for (Update u : updatesOf.get(inputs[i])) {
+        updates.add(new Update(i, u.value(), u.quality(), u.valueChanged(), u.observed(), u.at()));
+      }
+    }
+    KindState state = states[d];
+    Out result = state.step(t, updates, context(d));
+    scheduleState(d);
+    if (result == null) {
+      return Optional.empty();
+    }
+    return points.apply(new Sample(derived[d].id(), result.value(), result.quality(), t));
+  }
+
+  private KindState.Context context(int d) {
+    return new KindState.Context() {
+      @Override
+      public PointState input(int i) {
+        return points.state(inputsOf[d][i]);
+      }
+
+      @Override
+      public Quality quality() {
+        Quality worst = Quality.LIVE;
+        for (int input : inputsOf[d]) {
+          Quality q = points.state(input).quality();
+          if (WORST_LAST.indexOf(q) > WORST_LAST.indexOf(worst)) {
+            worst = q;
+          }
+        }
+        return worst;
+      }
+
+      @Override
+      public long fire(Instant at) {
+        seq[d]++;
+        firings.add(Firing.of(derived[d].id(), generation[d], seq[d], at));
+        return seq[d];
+      }
+
+      @Override
+      public long seq() {
+        return seq[d];
+      }
+    };
+  }
+
+  private void scheduleState(int d) {
+    Instant due = states[d].due;
+    if (due != null) {
+      timers.add(new Timer(due, d));
+    }
+  }
+
+  /**
+   * Watched points are those with stale_after or unavailable_after. One timer is pending per point:
+   * a later sample leaves an earlier timer in place (it re-checks and moves on), but a change that
+   * makes the point age sooner (stale to live) brings the timer forward.
+   */
+  private void scheduleWatch(int p, Instant t) {
+    PointSpec spec = points.spec(p);
+    Optional<Instant> last = points.lastSampleAt(p);
+    if (spec.staleAfter().isEmpty() && spec.unavailableAfter().isEmpty() || last.isEmpty()) {
+      return;
+    }
+    Quality q = points.state(p).quality();
+    Optional<Duration> next =
+        q == Quality.LIVE && spec.staleAfter().isPresent()
+            ? spec.staleAfter()
+            : q == Quality.LIVE || q == Quality.STALE ? spec.unavailableAfter() : Optional.empty();
+    next.flatMap(d -> lag.whenElapsed(last.get(), d, t))
+        .filter(due -> watchDue[p] == null || due.isBefore(watchDue[p]))
+        .ifPresent(
+            due -> {
+              watchDue[p] = due;
+              timers.add(new Timer(due, -1 - p));
+            });
+  }
+
+  /**
+   * The watchdog: a point not sampled for its stale_after (of lag-free time) turns stale, and so
+   * on.
+   */
+  private Optional<Transition> age(int p, Instant t) {
+    PointSpec spec = points.spec(p);
+    Optional<Instant> last = points.lastSampleAt(p);
+    if (last.isEmpty()) {
+      return Optional.empty();
+    }
+    Duration quiet = lag.effective(last.get(), t);
+    Quality q = points.state(p).quality();
+    Quality next = q;
+    if ((q == Quality.LIVE || q == Quality.STALE)
+        && spec.unavailableAfter().filter(d -> quiet.compareTo(d) >= 0).isPresent()) {
+      next = Quality.UNAVAILABLE;
+    } else if (q == Quality.LIVE
+        && spec.staleAfter().filter(d -> quiet.compareTo(d) >= 0).isPresent()) {
+      next = Quality.STALE;
+    }
+    return next == q ? Optional.empty() : points.degrade(p, next, t);
+  }
+
+  /** Every derived point's state as JSON: hash, generation, firing sequence and kind state. */
+  public String snapshot() {
+    Map<String, Object> all = new LinkedHashMap<>();
+    for (int d = 0; d < derived.length; d++) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("hash", derived[d].definitionHash());
+      m.put("generation", generation[d]);
+      m.put("seq", seq[d]);
+      m.put("due", states[d].due == null ? null : states[d].due.toString());
+      Map<String, Object> state = new LinkedHashMap<>();
+      states[d].save(state);
+      m.put("state", state);
+      all.put(derived[d].id(), m);
+    }
+    try {
+      return JSON.writeValueAsString(all);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("derived state is plain maps and lists", e);
+    }
+  }
+
+  /**
+   * Takes back a snapshot. A point whose definition hash changed starts afresh in a new generation,
+   * so its firing ids never repeat; points the snapshot lacks keep a fresh state.
+   */
+  @SuppressWarnings("unchecked")
+  public void restore(String json) {
+    Map<String, Object> all;
+    try {
+      all = JSON.readValue(json, Map.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "not a derived-state snapshot: " + e.getOriginalMessage(), e);
+    }
+    for (int d = 0; d < derived.length; d++) {
+      Map<String, Object> m = (Map<String, Object>) all.get(derived[d].id());
+      if (m == null) {
+        continue;
+      }
+      long savedGeneration = ((Number) m.get("generation")).longValue();
+      if (!derived[d].definitionHash().equals(m.get("hash"))) {
+        generation[d] = savedGeneration + 1;
+        seq[d] = 0;
+        continue;
+      }
+      generation[d] = savedGeneration;
+      seq[d] = ((Number) m.get("seq")).longValue();
+      states[d].load((Map<String, Object>) m.get("state"), points.spec(inputsOf[d][0]).type());
+      Object due = m.get("due");
+      states[d].due = due == null ? null : Instant.parse((String) due);
+      scheduleState(d);
+    }
+    // The watchdog keeps no state of its own: it is rebuilt from the points' last samples.
+    lagEnded(lag.now());
+  }
+}

@@ -1,0 +1,516 @@
+package io.sentinel.derived;
+
+import io.sentinel.expr.Condition;
+import io.sentinel.point.PointState;
+import io.sentinel.point.PointType;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Value;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The memory of one derived point, by kind. A step gets the instant, this step's updates of the
+ * point's inputs (none when only its timer is due), and returns the value and quality the point
+ * should now have, or null to leave it. Windows are half-open: what happened exactly {@code within}
+ * ago is out of the window.
+ */
+abstract class KindState {
+  /** One observation of an input in this step: a sample of a raw point, or a derived transition. */
+  record Update(
+      int input, Value value, Quality quality, boolean valueChanged, boolean observed, Instant at) {
+    PointState state() {
+      return new PointState(value, quality, at);
+    }
+
+    /** An event for the patterns: a live value that changed. */
+    boolean isEnvelope() {
+      return valueChanged && quality == Quality.LIVE;
+    }
+  }
+
+  record Out(Value value, Quality quality) {}
+
+  /** What a state may ask of the layer. */
+  interface Context {
+    /** The current state of input {@code i} of this point. */
+    PointState input(int i);
+
+    /** The worst quality among the inputs: the derived point's own quality. */
+    Quality quality();
+
+    /** Records a firing and returns its sequence number. */
+    long fire(Instant at);
+
+    long seq();
+  }
+
+  /** When the state next needs a step without input, or null. */
+  Instant due;
+
+  abstract Out step(Instant t, List<Update> updates, Context ctx);
+
+  abstract void save(Map<String, Object> m);
+
+  abstract void load(Map<String, Object> m, PointType inputType);
+
+  static boolean matches(Condition when, PointState state) {
+    return when.test(slot -> state);
+  }
+
+  static Instant instant(Object o) {
+    return o == null ? null : Instant.parse((String) o);
+  }
+
+  static String text(Instant t) {
+    return t == null ? null : t.toString();
+  }
+
+  static Value value(Object plain, PointType type) {
+    if (plain == null) {
+      return Value.ABSENT;
+    }
+    if (type instanceof PointType.Bool) {
+      return Value.of((Boolean) plain);
+    }
+    if (type instanceof PointType.Number) {
+      return Value.of(((Number) plain).doubleValue());
+    }
+    return Value.of((String) plain);
+  }
+
+  static KindState of(DerivedKind kind, Instant start) {
+    if (kind instanceof DerivedKind.Hysteresis h) {
+      return new HysteresisState(h);
+    } else if (kind instanceof DerivedKind.Debounce d) {
+      return new DebounceState(d);
+    } else if (kind instanceof DerivedKind.RollingAvg r) {
+      return new WindowState(r.window(), false);
+    } else if (kind instanceof DerivedKind.Rate r) {
+      return new WindowState(r.window(), true);
+    } else if (kind instanceof DerivedKind.Age a) {
+      return new AgeState(a);
+    } else if (kind instanceof DerivedKind.Count c) {
+      return new CountState(c);
+    } else if (kind instanceof DerivedKind.Sequence s) {
+      return new SequenceState(s);
+    } else if (kind instanceof DerivedKind.Absence a) {
+      return new AbsenceState(a, start);
+    } else if (kind instanceof DerivedKind.Dedupe d) {
+      return new DedupeState(d);
+    }
+    return new ThrottleState((DerivedKind.Throttle) kind);
+  }
+
+  /** Hysteresis: off below, on above, unchanged in between; off until first known. */
+  static final class HysteresisState extends KindState {
+    private final DerivedKind.Hysteresis spec;
+    private Boolean on;
+
+    HysteresisState(DerivedKind.Hysteresis spec) {
+      this.spec = spec;
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      if (ctx.input(0).value() instanceof Value.Num n) {
+        if (n.value() > spec.onAbove()) {
+          on = true;
+        } else if (n.value() < spec.offBelow()) {
+          on = false;
+        } else if (on == null) {
+          on = false;
+        }
+      }
+      return new Out(on == null ? Value.ABSENT : Value.of(on), ctx.quality());
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      m.put("on", on);
+    }
+
+    @Override
+    void load(Map<String, Object> m, PointType inputType) {
+      on = (Boolean) m.get("on");
+    }
+  }
+
+  /** Debounce: a new value becomes the output once it has held for stable_for. */
+  static final class DebounceState extends KindState {
+    private final Duration stableFor;
+    private Value pending = Value.ABSENT;
+    private Value stable = Value.ABSENT;
+
+    DebounceState(DerivedKind.Debounce spec) {
+      this.stableFor = spec.stableFor();
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      // What held for exactly stable_for counts before a change at the same instant.
+      if (due != null && !t.isBefore(due)) {
+        stable = pending;
+        pending = Value.ABSENT;
+        due = null;
+      }
+      for (Update u : updates) {
+        if (u.valueChanged() && u.value().isPresent()) {
+          if (u.value().equals(stable)) {
+            pending = Value.ABSENT;
+            due = null;
+          } else {
+            pending = u.value();
+            due = u.at().plus(stableFor);
+          }
+        }
+      }
+      return new Out(stable, stable.isPresent() ? ctx.quality() : Quality.UNKNOWN);
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      m.put("pending", pending.toPlain());
+      m.put("stable", stable.toPlain());
+      m.put("due", text(due));
+    }
+
+    @Override
+    void load(Map<String, Object> m, PointType inputType) {
+      pending = value(m.get("pending"), inputType);
+      stable = value(m.get("stable"), inputType);
+      due = instant(m.get("due"));
+    }
+  }
+
+  /** rolling_avg and rate: the live samples within the window. */
+  static final class WindowState extends KindState {
+    private final Duration window;
+    private final boolean rate;
+    private final Deque<double[]> samples = new ArrayDeque<>(); // {epoch millis, value}
+
+    WindowState(Duration window, boolean rate) {
+      this.window = window;
+      this.rate = rate;
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      for (Update u : updates) {
+        if (u.quality() == Quality.LIVE && u.value() instanceof Value.Num n) {
+          samples.addLast(new double[] {u.at().toEpochMilli(), n.value()});
+        }
+      }
+      long horizon = t.minus(window).toEpochMilli();
+      while (!samples.isEmpty() && samples.peekFirst()[0] <= horizon) {
+        samples.removeFirst();
+      }
+      due =
+          samples.isEmpty()
+              ? null
+              : Instant.ofEpochMilli((long) samples.peekFirst()[0]).plus(window);
+      if (rate) {
+        if (samples.size() < 2 || samples.peekLast()[0] == samples.peekFirst()[0]) {
+          return new Out(Value.ABSENT, samples.isEmpty() ? Quality.UNAVAILABLE : ctx.quality());
+        }
+        double seconds = (samples.peekLast()[0] - samples.peekFirst()[0]) / 1000.0;
+        return new Out(
+            Value.of((samples.peekLast()[1] - samples.peekFirst()[1]) / seconds), ctx.quality());
+      }
+      if (samples.isEmpty()) {
+        return new Out(Value.ABSENT, Quality.UNAVAILABLE);
+      }
+      double sum = 0;
+      for (double[] s : samples) {
+        sum += s[1];
+      }
+      return new Out(Value.of(sum / samples.size()), ctx.quality());
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      List<List<Double>> list = new ArrayList<>();
+      samples.forEach(s -> list.add(List.of(s[0], s[1])));
+      m.put("samples", list);
+      m.put("due", text(due));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    void load(Map<String, Object> m, PointType inputType) {
+      samples.clear();
+      for (List<Number> s : (List<List<Number>>) m.getOrDefault("samples", List.of())) {
+        samples.addLast(new double[] {s.get(0).doubleValue(), s.get(1).doubleValue()});
+      }
+      due = instant(m.get("due"));
+    }
+  }
+
+  /** age: seconds since the input's last sample, in steps of {@code every}. */
+  static final class AgeState extends KindState {
+    private final Duration every;
+    private Instant lastSample;
+
+    AgeState(DerivedKind.Age spec) {
+      this.every = spec.every();
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      for (Update u : updates) {
+        if (u.observed()) {
+          lastSample = u.at();
+        }
+      }
+      if (lastSample == null) {
+        return new Out(Value.ABSENT, Quality.UNKNOWN);
+      }
+      long steps = Duration.between(lastSample, t).toMillis() / every.toMillis();
+      due = lastSample.plus(every.multipliedBy(steps + 1));
+      return new Out(Value.of(every.multipliedBy(steps).toMillis() / 1000.0), Quality.LIVE);
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      m.put("last_sample", text(lastSample));
+    }
+
+    @Override
+    void load(Map<String, Object> m, PointType inputType) {
+      lastSample = instant(m.get("last_sample"));
+      due = lastSample == null ? null : lastSample.plus(every);
+    }
+  }
+
+  /** count: at_least matching envelopes within the window; a firing consumes them. */
+  static final class CountState extends KindState {
+    private final DerivedKind.Count spec;
+    private final Deque<Instant> counted = new ArrayDeque<>();
+
+    CountState(DerivedKind.Count spec) {
+      this.spec = spec;
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      for (Update u : updates) {
+        if (!u.isEnvelope() || !matches(spec.when(), u.state())) {
+          continue;
+        }
+        Instant horizon = u.at().minus(spec.within());
+        while (!counted.isEmpty() && !counted.peekFirst().isAfter(horizon)) {
+          counted.removeFirst();
+        }
+        counted.addLast(u.at());
+        if (counted.size() >= spec.atLeast()) {
+          counted.clear();
+          ctx.fire(u.at());
+        }
+      }
+      return new Out(Value.of(ctx.seq()), ctx.quality());
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      m.put("counted", counted.stream().map(Instant::toString).toList());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    void load(Map<String, Object> m, PointType inputType) {
+      counted.clear();
+      ((List<String>) m.getOrDefault("counted", List.of()))
+          .forEach(s -> counted.addLast(Instant.parse(s)));
+    }
+  }
+
+  /** sequence: the steps in order within the window; a new first step restarts the wait. */
+  static final class SequenceState extends KindState {
+    private final DerivedKind.Sequence spec;
+    private int next;
+    private Instant started;
+
+    SequenceState(DerivedKind.Sequence spec) {
+      this.spec = spec;
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      for (Update u : updates) {
+        if (!u.isEnvelope()) {
+          continue;
+        }
+        if (next > 0 && !u.at().isBefore(started.plus(spec.within()))) {
+          next = 0; // the wait ran out: exactly within after the start is too late
+        }
+        if (next > 0 && stepMatches(spec.steps().get(next), u)) {
+          next++;
+        } else if (stepMatches(spec.steps().get(0), u)) {
+          next = 1;
+          started = u.at();
+        }
+        if (next == spec.steps().size()) {
+          next = 0;
+          started = null;
+          ctx.fire(u.at());
+        }
+      }
+      return new Out(Value.of(ctx.seq()), ctx.quality());
+    }
+
+    private static boolean stepMatches(DerivedKind.Step step, Update u) {
+      return step.input() == u.input() && matches(step.when(), u.state());
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      m.put("next", next);
+      m.put("started", text(started));
+    }
+
+    @Override
+    void load(Map<String, Object> m, PointType inputType) {
+      next = ((Number) m.getOrDefault("next", 0)).intValue();
+      started = instant(m.get("started"));
+    }
+  }
+
+  /** absence: true once nothing matched for the window; once per quiet period. */
+  static final class AbsenceState extends KindState {
+    private final DerivedKind.Absence spec;
+    private Instant quietSince;
+    private boolean fired;
+
+    AbsenceState(DerivedKind.Absence spec, Instant start) {
+      this.spec = spec;
+      this.quietSince = start;
+      this.due = start.plus(spec.within());
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      // The firing at exactly `within` comes before a match at the same instant (half-open).
+      if (!fired && quietSince != null && !t.isBefore(quietSince.plus(spec.within()))) {
+        fired = true;
+        ctx.fire(quietSince.plus(spec.within()));
+      }
+      if (!updates.isEmpty()) {
+        PointState now = ctx.input(0);
+        if (now.value().isPresent() && matches(spec.when(), now)) {
+          quietSince = null;
+          fired = false;
+        } else if (quietSince == null) {
+          quietSince = t;
+        }
+      }
+      due = quietSince != null && !fired ? quietSince.plus(spec.within()) : null;
+      return new Out(Value.of(fired), ctx.quality());
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      m.put("quiet_since", text(quietSince));
+      m.put("fired", fired);
+    }
+
+    @Override
+    void load(Map<String, Object> m, PointType inputType) {
+      quietSince = instant(m.get("quiet_since"));
+      fired = Boolean.TRUE.equals(m.get("fired"));
+      due = quietSince != null && !fired ? quietSince.plus(spec.within()) : null;
+    }
+  }
+
+  /** dedupe: an envelope passes unless the same value passed within the window. */
+  static final class DedupeState extends KindState {
+    private final Duration within;
+    private final Map<String, Instant> passed = new LinkedHashMap<>();
+
+    DedupeState(DerivedKind.Dedupe spec) {
+      this.within = spec.within();
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      for (Update u : updates) {
+        if (!u.isEnvelope()) {
+          continue;
+        }
+        Instant horizon = u.at().minus(within);
+        passed.values().removeIf(at -> !at.isAfter(horizon));
+        String key = u.value().toString();
+        if (!passed.containsKey(key)) {
+          passed.put(key, u.at());
+          ctx.fire(u.at());
+        }
+      }
+      return new Out(Value.of(ctx.seq()), ctx.quality());
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      Map<String, String> p = new LinkedHashMap<>();
+      passed.forEach((k, v) -> p.put(k, v.toString()));
+      m.put("passed", p);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    void load(Map<String, Object> m, PointType inputType) {
+      passed.clear();
+      ((Map<String, String>) m.getOrDefault("passed", Map.of()))
+          .forEach((k, v) -> passed.put(k, Instant.parse(v)));
+    }
+  }
+
+  /** throttle: at most at_most envelopes pass per window. */
+  static final class ThrottleState extends KindState {
+    private final DerivedKind.Throttle spec;
+    private final Deque<Instant> passed = new ArrayDeque<>();
+
+    ThrottleState(DerivedKind.Throttle spec) {
+      this.spec = spec;
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      for (Update u : updates) {
+        if (!u.isEnvelope()) {
+          continue;
+        }
+        Instant horizon = u.at().minus(spec.per());
+        while (!passed.isEmpty() && !passed.peekFirst().isAfter(horizon)) {
+          passed.removeFirst();
+        }
+        if (passed.size() < spec.atMost()) {
+          passed.addLast(u.at());
+          ctx.fire(u.at());
+        }
+      }
+      return new Out(Value.of(ctx.seq()), ctx.quality());
+    }
+
+    @Override
+    void save(Map<String, Object> m) {
+      m.put("passed", passed.stream().map(Instant::toString).toList());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    void load(Map<String, Object> m, PointType inputType) {
+      passed.clear();
+      ((List<String>) m.getOrDefault("passed", List.of()))
+          .forEach(s -> passed.addLast(Instant.parse(s)));
+    }
+  }
+
+  static Map<String, Object> newMap() {
+    return new HashMap<>();
+  }
+}
