@@ -15,7 +15,7 @@ class ValidateCommandTest {
   void exampleSite_isValid() {
     CliRunner run = CliRunner.run("validate", ".");
     assertThat(run.exit()).as(run.output()).isZero();
-    assertThat(run.output()).contains("valid: 5 rule(s), 0 warning(s)");
+    assertThat(run.output()).contains("valid: 6 rule(s), 0 warning(s)");
   }
 
   @Test
