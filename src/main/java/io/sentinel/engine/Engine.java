@@ -8,6 +8,7 @@ import io.sentinel.derived.Firing;
 import io.sentinel.derived.LagTime;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointTable;
+import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Transition;
 import io.sentinel.point.Value;
@@ -342,7 +343,11 @@ public final class Engine {
       return t.of().contains(input);
     }
     if (trigger instanceof Trigger.OnEdge e) {
-      if (!e.of().equals(input) || !tr.valueChanged() || !tr.previous().value().isPresent()) {
+      // A value kept from before a restart is no reading: moving away from it is no edge.
+      if (!e.of().equals(input)
+          || !tr.valueChanged()
+          || !tr.previous().value().isPresent()
+          || tr.previous().quality() == Quality.RESTORED) {
         return false;
       }
       int direction = compare(tr.previous().value(), tr.current().value());
