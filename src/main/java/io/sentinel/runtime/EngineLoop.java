@@ -1,8 +1,14 @@
 package io.sentinel.runtime;
 
+import io.sentinel.command.CommandPlane;
+import io.sentinel.command.Driver;
+import io.sentinel.command.PlaneOutput;
+import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.PassResult;
+import io.sentinel.engine.SelfPoint;
 import io.sentinel.point.Sample;
+import io.sentinel.point.Value;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -10,85 +16,226 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * Runs the engine on one Vert.x context: samples are queued from any thread and handed over in a
- * pass; a timer wakes the engine when it next has something due. Nothing here decides anything.
+ * Runs the engine and the command plane on one Vert.x context. Samples are queued from any thread
+ * and taken in passes: at most one pass per millisecond while samples keep coming, none while idle,
+ * and a timer for whatever the engine or the plane has due next. Nothing here decides anything; it
+ * only says what time it is and whether ingest lags.
  */
 public final class EngineLoop {
   private static final Logger LOG = Logger.getLogger(EngineLoop.class);
+  private static final long CYCLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  /** Where a pass's outputs go (publication, logs, metrics); called on the engine's context. */
+  public interface Outputs {
+    void passed(Instant now, PassResult result, PlaneOutput plane, int samples);
+
+    void planeReported(PlaneOutput plane);
+  }
 
   private final Vertx vertx;
   private final Context context;
   private final Engine engine;
+  private final CommandPlane plane;
   private final InstantSource clock;
+  private final Duration lagThreshold;
+  private final Outputs outputs;
   private final ConcurrentLinkedQueue<Sample> inbox = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean wakeScheduled = new AtomicBoolean();
   private long timer = -1;
-  private boolean passScheduled;
+  private Instant timerDue;
+  private long lastPassNanos = System.nanoTime() - CYCLE_NANOS;
+  private boolean lagging;
+  private volatile Duration lastLag = Duration.ZERO;
+  private volatile boolean stopped;
 
-  public EngineLoop(Vertx vertx, Engine engine, InstantSource clock) {
+  public EngineLoop(
+      Vertx vertx,
+      Engine engine,
+      CommandPlane plane,
+      InstantSource clock,
+      Duration lagThreshold,
+      Outputs outputs) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.engine = engine;
+    this.plane = plane;
     this.clock = clock;
+    this.lagThreshold = lagThreshold;
+    this.outputs = outputs;
   }
 
+  /** The first pass: the engine's start (fail-safe interlocks) reaches the command plane. */
   public void start() {
     context.runOnContext(v -> pass());
   }
 
   public void stop() {
+    stopped = true;
     context.runOnContext(v -> vertx.cancelTimer(timer));
   }
 
-  /** Queues a sample (stamped by the caller at receipt) for the next pass. */
+  /** Queues a sample (stamped at receipt by the caller) for the next pass; any thread. */
   public void offer(Sample sample) {
     inbox.add(sample);
+    if (wakeScheduled.compareAndSet(false, true)) {
+      context.runOnContext(v -> soon());
+    }
+  }
+
+  /** The age of the oldest sample the last pass took. */
+  public Duration ingestLag() {
+    return lastLag;
+  }
+
+  /** Runs {@code work} on the engine's context and hands what the plane reported to the outputs. */
+  public void onContext(Supplier<PlaneOutput> work) {
     context.runOnContext(
         v -> {
-          if (!passScheduled) {
-            passScheduled = true;
-            // One pass per event-loop turn collects everything that arrived meanwhile.
-            context.runOnContext(w -> pass());
+          if (stopped) {
+            return;
           }
+          PlaneOutput out = work.get();
+          if (!out.isEmpty()) {
+            outputs.planeReported(out);
+          }
+          rearm();
         });
   }
 
-  private void pass() {
-    passScheduled = false;
-    List<Sample> batch = new ArrayList<>();
+  public void delivered(String commandId) {
+    onContext(() -> plane.delivered(now(), commandId));
+  }
+
+  public void failed(String commandId) {
+    onContext(() -> plane.failed(now(), commandId));
+  }
+
+  public void readinessChanged(Driver driver) {
+    onContext(() -> plane.readinessChanged(now(), driver));
+  }
+
+  /** Asks the engine to resume a suspended rule at the next pass. */
+  public void resume(String ruleId) {
+    context.runOnContext(
+        v -> {
+          engine.resume(ruleId);
+          pass();
+        });
+  }
+
+  private void soon() {
+    long since = System.nanoTime() - lastPassNanos;
+    if (since >= CYCLE_NANOS) {
+      pass();
+    } else {
+      vertx.setTimer(1, id -> pass());
+    }
+  }
+
+  /** Time only runs forward for the engine, even if the wall clock steps back. */
+  private Instant now() {
     Instant now = clock.instant();
+    return now.isBefore(engine.clock()) ? engine.clock() : now;
+  }
+
+  private void pass() {
+    if (stopped) {
+      return;
+    }
+    wakeScheduled.set(false);
+    lastPassNanos = System.nanoTime();
+    Instant now = now();
+    List<Sample> batch = new ArrayList<>();
+    Instant oldest = null;
     for (Sample s; (s = inbox.poll()) != null; ) {
-      // A sample stamped just before the previous pass ran is taken at that pass's instant: time
-      // only runs forward for the engine.
+      if (oldest == null || s.at().isBefore(oldest)) {
+        oldest = s.at();
+      }
+      // A sample stamped before the previous pass ran is taken at that pass's instant.
       Instant at =
           s.at().isBefore(engine.clock()) ? engine.clock() : s.at().isAfter(now) ? now : s.at();
-      batch.add(new Sample(s.pointId(), s.value(), s.quality(), at));
+      batch.add(at == s.at() ? s : new Sample(s.pointId(), s.value(), s.quality(), at));
     }
-    PassResult result = engine.pass(now, batch, false);
-    log(result);
-    engine
-        .nextDue()
-        .ifPresent(
-            due -> {
-              vertx.cancelTimer(timer);
-              long delay = Math.max(1, Duration.between(clock.instant(), due).toMillis());
-              timer = vertx.setTimer(delay, id -> pass());
+    Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, now);
+    lastLag = lag;
+    boolean lagNow = lag.compareTo(lagThreshold) > 0;
+    try {
+      PassResult result = engine.pass(now, batch, lagNow);
+      PlaneOutput applied = plane.apply(now, result);
+      PlaneOutput ticked = plane.tick(now);
+      outputs.passed(
+          now, result, merge(applied, ticked, lagChange(lagNow, lag, now)), batch.size());
+    } catch (RuntimeException e) {
+      // A defect must not stop the gateway: the pass is lost and said so, the next one runs.
+      LOG.errorf(e, "SEN-020 engine pass at %s failed with %d samples", now, batch.size());
+    }
+    rearm();
+  }
+
+  private PlaneOutput lagChange(boolean lagNow, Duration lag, Instant now) {
+    if (lagNow == lagging) {
+      return PlaneOutput.NONE;
+    }
+    lagging = lagNow;
+    return new PlaneOutput(
+        List.of(
+            new ControlEvent(
+                lagNow ? "ingest-lagging" : "ingest-caught-up",
+                "ingest",
+                lagNow
+                    ? "oldest waiting sample is "
+                        + lag.toMillis()
+                        + " ms old (threshold "
+                        + lagThreshold.toMillis()
+                        + " ms): warmup deadlines and staleness pause"
+                    : "ingest lag back under " + lagThreshold.toMillis() + " ms",
+                now)),
+        List.of(new SelfPoint("ingest.lagging", Value.of(lagNow), now)));
+  }
+
+  private void rearm() {
+    Optional<Instant> next = earliest(engine.nextDue(), plane.nextDue());
+    if (next.isEmpty() || next.get().equals(timerDue)) {
+      return;
+    }
+    vertx.cancelTimer(timer);
+    timerDue = next.get();
+    long nanos = Duration.between(clock.instant(), timerDue).toNanos();
+    long delay = Math.max(1, (nanos + 999_999) / 1_000_000);
+    timer =
+        vertx.setTimer(
+            delay,
+            id -> {
+              timerDue = null;
+              pass();
             });
   }
 
-  private static void log(PassResult r) {
-    r.events().forEach(e -> LOG.infof("event %s %s: %s", e.kind(), e.subject(), e.message()));
-    r.decisions()
-        .forEach(
-            d ->
-                LOG.infof(
-                    "point %s -> %s (%s)",
-                    d.pointId(),
-                    d.value().map(Object::toString).orElse("released"),
-                    d.winner().map(w -> w.ruleId() + ", " + d.decidingKey()).orElse("no claim")));
-    r.actions().forEach(a -> LOG.infof("action %s %s %s", a.kind(), a.ruleId(), a.fields()));
+  private static Optional<Instant> earliest(Optional<Instant> a, Optional<Instant> b) {
+    if (a.isEmpty()) {
+      return b;
+    }
+    if (b.isEmpty()) {
+      return a;
+    }
+    return Optional.of(a.get().isBefore(b.get()) ? a.get() : b.get());
+  }
+
+  private static PlaneOutput merge(PlaneOutput... outs) {
+    List<ControlEvent> events = new ArrayList<>();
+    List<SelfPoint> self = new ArrayList<>();
+    for (PlaneOutput o : outs) {
+      events.addAll(o.events());
+      self.addAll(o.selfPoints());
+    }
+    return events.isEmpty() && self.isEmpty() ? PlaneOutput.NONE : new PlaneOutput(events, self);
   }
 }

@@ -1,0 +1,105 @@
+package io.sentinel.mqtt;
+
+import io.moquette.broker.Server;
+import io.moquette.broker.config.FluentConfig;
+import io.moquette.broker.config.IConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
+/**
+ * The in-process MQTT broker of a gateway started without {@code sentinel.mqtt.url} (Moquette: MQTT
+ * 3.1.1, in memory, no telemetry). HiveMQ CE does not run inside a Quarkus JVM.
+ */
+public final class EmbeddedBroker implements AutoCloseable {
+  /** Payloads up to this size pass the broker; the gateway's own limit is lower and counted. */
+  private static final int MAX_MESSAGE_BYTES = 1 << 20;
+
+  private final Server server;
+  private final String host;
+  private final int port;
+
+  private EmbeddedBroker(Server server, String host, int port) {
+    this.server = server;
+    this.host = host;
+    this.port = port;
+  }
+
+  /**
+   * Starts a broker on {@code host:port}; port 0 picks a free one.
+   *
+   * @throws PortInUseException when the port is taken (another broker, most likely)
+   */
+  public static EmbeddedBroker start(String host, int port) {
+    int chosen = port == 0 ? freePort(host) : port;
+    try (ServerSocket probe = new ServerSocket()) {
+      // Moquette's own bind failure is a stack trace in its log; this one names the way out.
+      probe.bind(new InetSocketAddress(InetAddress.getByName(host), chosen));
+    } catch (BindException e) {
+      throw new PortInUseException(host, chosen);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    IConfig config =
+        new FluentConfig()
+            .host(host)
+            .port(chosen)
+            .disablePersistence()
+            .allowAnonymous()
+            .disableTelemetry()
+            .bufferFlushMillis(FluentConfig.BufferFlushKind.IMMEDIATE)
+            .build();
+    config.setProperty(IConfig.NETTY_MAX_BYTES_PROPERTY_NAME, Integer.toString(MAX_MESSAGE_BYTES));
+    Server server = new Server();
+    try {
+      server.startServer(config);
+    } catch (IOException e) {
+      throw new UncheckedIOException("the embedded MQTT broker did not start", e);
+    }
+    return new EmbeddedBroker(server, host, chosen);
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String url() {
+    return "tcp://" + host + ":" + port;
+  }
+
+  @Override
+  public void close() {
+    server.stopServer();
+  }
+
+  private static int freePort(String host) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(host))) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The embedded broker's port is taken. */
+  public static final class PortInUseException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    PortInUseException(String host, int port) {
+      super(
+          "SEN-010 "
+              + host
+              + ":"
+              + port
+              + " is already in use (is an MQTT broker running?). Connect to it with"
+              + " SENTINEL_MQTT_URL=tcp://"
+              + host
+              + ":"
+              + port
+              + ", or choose another port for the embedded broker with"
+              + " sentinel.mqtt.embedded-port");
+    }
+  }
+}

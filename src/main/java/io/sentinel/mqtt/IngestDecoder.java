@@ -1,0 +1,325 @@
+package io.sentinel.mqtt;
+
+import io.sentinel.point.Direction;
+import io.sentinel.point.MeasureUnit;
+import io.sentinel.point.PointSource;
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.PointType;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Registry;
+import io.sentinel.point.Sample;
+import io.sentinel.point.Value;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Turns an MQTT message into samples, or into rejections with a reason, never both for one point.
+ * It maps and checks; it decides nothing (a value out of range is taken: the point table keeps it
+ * with quality bad). JSON is read with Vert.x's {@link Json} (Jackson underneath, whose limits on
+ * nesting depth and number length also hold here).
+ *
+ * <p>Two kinds of topic: the gateway's own {@code sentinel/<site>/points/<id>} (a JSON object with
+ * {@code value}, and optionally {@code quality}, {@code ts}, {@code unit}; or a bare scalar), and
+ * third-party topics named by a point's {@code source.mqtt} (the value at {@code json_path}).
+ */
+public final class IngestDecoder {
+  /** Qualities a device may report; unknown and restored are the gateway's own. */
+  private static final Set<Quality> DEVICE_QUALITIES =
+      Set.of(Quality.LIVE, Quality.STALE, Quality.UNAVAILABLE, Quality.BAD);
+
+  private static final Set<String> FIELDS = Set.of("value", "quality", "ts", "unit");
+
+  private final Registry registry;
+  private final String pointsPrefix;
+  private final int maxPayloadBytes;
+  private final Map<String, List<Mapped>> thirdParty = new LinkedHashMap<>();
+
+  /** A point fed from a third-party topic. */
+  private record Mapped(PointSpec spec, JsonPath path) {}
+
+  /** A payload, or one point's part of it, that was not taken. */
+  public record Rejection(
+      RejectReason reason, String topic, Optional<String> pointId, String message) {}
+
+  /** What one message became. */
+  public record Decoded(List<Sample> samples, List<Rejection> rejections) {}
+
+  /** A registry entry whose {@code source.mqtt} cannot be used, found when the gateway starts. */
+  public record SourceProblem(PointSpec spec, String message) {}
+
+  private IngestDecoder(Registry registry, Topics topics, int maxPayloadBytes) {
+    this.registry = registry;
+    this.pointsPrefix = topics.pointPrefix();
+    this.maxPayloadBytes = maxPayloadBytes;
+  }
+
+  /**
+   * Builds the decoder for a registry; every unusable {@code source.mqtt} (a bad json_path, a
+   * wildcard topic) goes to {@code problems} and is left out.
+   */
+  public static IngestDecoder of(
+      Registry registry, Topics topics, int maxPayloadBytes, List<SourceProblem> problems) {
+    IngestDecoder d = new IngestDecoder(registry, topics, maxPayloadBytes);
+    for (PointSpec spec : registry.points().values()) {
+      if (!(spec.source().orElse(null) instanceof PointSource.Mqtt m)) {
+        continue;
+      }
+      JsonPath.Parsed parsed = JsonPath.parse(m.jsonPath());
+      if (m.topic().contains("+") || m.topic().contains("#") || m.topic().isEmpty()) {
+        problems.add(
+            new SourceProblem(spec, "source.mqtt topic must be one exact topic: " + m.topic()));
+      } else if (parsed.path().isEmpty()) {
+        problems.add(
+            new SourceProblem(
+                spec, "source.mqtt json_path '" + m.jsonPath() + "': " + parsed.problem()));
+      } else {
+        d.thirdParty
+            .computeIfAbsent(m.topic(), k -> new ArrayList<>())
+            .add(new Mapped(spec, parsed.path().get()));
+      }
+    }
+    return d;
+  }
+
+  /** The third-party topics to subscribe to. */
+  public Set<String> thirdPartyTopics() {
+    return thirdParty.keySet();
+  }
+
+  public Decoded decode(String topic, byte[] payload, Instant receivedAt) {
+    List<Mapped> mapped = thirdParty.get(topic);
+    boolean own = topic.startsWith(pointsPrefix);
+    if (mapped == null && !own) {
+      return rejected(RejectReason.UNKNOWN_POINT, topic, null, "no point is fed by this topic");
+    }
+    if (payload.length > maxPayloadBytes) {
+      return rejected(
+          RejectReason.OVERSIZE,
+          topic,
+          null,
+          payload.length + " bytes, over the limit of " + maxPayloadBytes);
+    }
+    Object document;
+    try {
+      document = Json.decodeValue(Buffer.buffer(payload));
+    } catch (DecodeException | IllegalStateException e) {
+      return rejected(RejectReason.UNREADABLE_JSON, topic, null, firstLine(e.getMessage()));
+    }
+    if (mapped == null) {
+      return decodeOwn(topic, topic.substring(pointsPrefix.length()), document, receivedAt);
+    }
+    List<Sample> samples = new ArrayList<>();
+    List<Rejection> rejections = new ArrayList<>();
+    for (Mapped m : mapped) {
+      Optional<Object> picked = m.path().select(document);
+      if (picked.isEmpty()) {
+        rejections.add(
+            new Rejection(
+                RejectReason.PATH_NOT_FOUND,
+                topic,
+                Optional.of(m.spec().id()),
+                "no value at " + m.path()));
+        continue;
+      }
+      Typed typed = typed(m.spec(), picked.get(), MeasureUnit.NONE, false);
+      if (typed.rejection != null) {
+        rejections.add(withTopic(typed.rejection, topic, m.spec()));
+      } else {
+        samples.add(new Sample(m.spec().id(), typed.value, Quality.LIVE, receivedAt));
+      }
+    }
+    return new Decoded(samples, rejections);
+  }
+
+  private Decoded decodeOwn(String topic, String pointId, Object document, Instant at) {
+    Optional<PointSpec> found = registry.find(pointId);
+    if (found.isEmpty()) {
+      return rejected(RejectReason.UNKNOWN_POINT, topic, null, "no point " + pointId);
+    }
+    PointSpec spec = found.get();
+    if (spec.direction() == Direction.OUT) {
+      return rejected(
+          RejectReason.NOT_AN_INPUT,
+          topic,
+          spec,
+          pointId + " is an output; a point that reports feedback is direction inout");
+    }
+    if (document instanceof JsonArray) {
+      return rejected(RejectReason.WRONG_TYPE, topic, spec, "an array is not a value");
+    }
+    if (!(document instanceof JsonObject o)) {
+      return accept(spec, typed(spec, document, MeasureUnit.NONE, false), Quality.LIVE, topic, at);
+    }
+    for (String key : o.fieldNames()) {
+      if (!FIELDS.contains(key)) {
+        return rejected(
+            RejectReason.UNKNOWN_FIELD,
+            topic,
+            spec,
+            "unknown field '" + clip(key) + "' (known: value, quality, ts, unit)");
+      }
+    }
+    Quality quality = Quality.LIVE;
+    Object q = o.getValue("quality");
+    if (q != null) {
+      Optional<Quality> parsed = q instanceof String s ? Quality.parse(s) : Optional.empty();
+      if (parsed.isEmpty() || !DEVICE_QUALITIES.contains(parsed.get())) {
+        return rejected(
+            RejectReason.BAD_QUALITY,
+            topic,
+            spec,
+            "quality must be live, stale, unavailable or bad, found " + clip(String.valueOf(q)));
+      }
+      quality = parsed.get();
+    }
+    Object ts = o.getValue("ts");
+    if (ts != null) {
+      try {
+        if (!(ts instanceof String s)) {
+          throw new DateTimeParseException("not a string", String.valueOf(ts), 0);
+        }
+        Instant.parse(s);
+      } catch (DateTimeParseException e) {
+        return rejected(
+            RejectReason.BAD_TIMESTAMP,
+            topic,
+            spec,
+            "ts must be an ISO-8601 instant such as 2026-11-30T10:00:00Z, found "
+                + clip(String.valueOf(ts)));
+      }
+    }
+    MeasureUnit unit = spec.unit();
+    Object u = o.getValue("unit");
+    if (u != null) {
+      Optional<MeasureUnit> parsed =
+          u instanceof String s ? MeasureUnit.parse(s) : Optional.empty();
+      if (parsed.isEmpty()) {
+        return rejected(
+            RejectReason.UNKNOWN_UNIT, topic, spec, "unknown unit " + clip(String.valueOf(u)));
+      }
+      unit = parsed.get();
+    }
+    Object value = o.getValue("value");
+    if (value == null) {
+      if (quality == Quality.LIVE) {
+        return rejected(
+            RejectReason.MISSING_VALUE,
+            topic,
+            spec,
+            "a live report needs a value (a report of quality alone names stale, unavailable or"
+                + " bad)");
+      }
+      return accept(spec, new Typed(Value.ABSENT, null), quality, topic, at);
+    }
+    return accept(spec, typed(spec, value, unit, u != null), quality, topic, at);
+  }
+
+  private Decoded accept(PointSpec spec, Typed typed, Quality quality, String topic, Instant at) {
+    if (typed.rejection != null) {
+      return new Decoded(List.of(), List.of(withTopic(typed.rejection, topic, spec)));
+    }
+    return new Decoded(List.of(new Sample(spec.id(), typed.value, quality, at)), List.of());
+  }
+
+  /** A value checked against its point's type, or the reason it does not fit. */
+  private record Typed(Value value, Rejection rejection) {
+    static Typed no(RejectReason reason, String message) {
+      return new Typed(null, new Rejection(reason, "", Optional.empty(), message));
+    }
+  }
+
+  private static Typed typed(PointSpec spec, Object raw, MeasureUnit unit, boolean unitGiven) {
+    PointType type = spec.type();
+    if (type instanceof PointType.Bool) {
+      if (unitGiven) {
+        return Typed.no(RejectReason.WRONG_UNIT, spec.id() + " is bool and has no unit");
+      }
+      return raw instanceof Boolean b
+          ? new Typed(Value.of(b), null)
+          : Typed.no(RejectReason.WRONG_TYPE, spec.id() + " is bool, found " + describe(raw));
+    }
+    if (type instanceof PointType.Number n) {
+      if (!(raw instanceof Number number)) {
+        return Typed.no(RejectReason.WRONG_TYPE, spec.id() + " is number, found " + describe(raw));
+      }
+      double d = number.doubleValue();
+      if (!Double.isFinite(d)) {
+        return Typed.no(RejectReason.WRONG_TYPE, spec.id() + ": not a finite number");
+      }
+      if (unitGiven && !unit.equals(n.unit())) {
+        if (!unit.isCompatible(n.unit()) || unit.isNone() || n.unit().isNone()) {
+          return Typed.no(
+              RejectReason.WRONG_UNIT,
+              spec.id() + " is in " + n.unit().describe() + ", not " + unit.describe());
+        }
+        d = unit.converterTo(n.unit()).applyAsDouble(d);
+      }
+      return new Typed(Value.of(d), null);
+    }
+    if (unitGiven) {
+      return Typed.no(RejectReason.WRONG_UNIT, spec.id() + " is " + type.name() + ", no unit");
+    }
+    if (!(raw instanceof String s)) {
+      return Typed.no(
+          RejectReason.WRONG_TYPE, spec.id() + " is " + type.name() + ", found " + describe(raw));
+    }
+    if (type instanceof PointType.Enum e && !e.values().contains(s)) {
+      return Typed.no(
+          RejectReason.NOT_IN_ENUM, spec.id() + ": '" + clip(s) + "' is not one of " + e.values());
+    }
+    return new Typed(Value.of(s), null);
+  }
+
+  private static Rejection withTopic(Rejection r, String topic, PointSpec spec) {
+    return new Rejection(r.reason(), topic, Optional.of(spec.id()), r.message());
+  }
+
+  private static Decoded rejected(
+      RejectReason reason, String topic, PointSpec spec, String message) {
+    return new Decoded(
+        List.of(),
+        List.of(
+            new Rejection(reason, topic, Optional.ofNullable(spec).map(PointSpec::id), message)));
+  }
+
+  private static String describe(Object raw) {
+    if (raw instanceof String s) {
+      return "the string \"" + clip(s) + "\"";
+    }
+    if (raw instanceof JsonObject) {
+      return "an object";
+    }
+    if (raw instanceof JsonArray) {
+      return "an array";
+    }
+    return raw == null ? "null" : clip(raw.toString());
+  }
+
+  /** Hostile input is quoted in events, never at length nor with control characters. */
+  private static String clip(String s) {
+    return clip(s, 40);
+  }
+
+  private static String clip(String s, int max) {
+    StringBuilder b = new StringBuilder();
+    s.codePoints().limit(max).forEach(c -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+    return s.codePointCount(0, s.length()) > max ? b.append('…').toString() : b.toString();
+  }
+
+  private static String firstLine(String message) {
+    String m = message == null ? "not JSON" : message;
+    int nl = m.indexOf('\n');
+    return clip(nl < 0 ? m : m.substring(0, nl), 160);
+  }
+}

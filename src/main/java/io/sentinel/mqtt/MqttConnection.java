@@ -1,0 +1,274 @@
+package io.sentinel.mqtt;
+
+import com.hivemq.client.mqtt.MqttClient;
+import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
+import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
+import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscribe;
+import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscription;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * The gateway's one MQTT session (HiveMQ client, MQTT 3.1.1; why: docs/adr/0001-mqtt-client.md): a
+ * stable client id with a persistent session (clean session off) so that the broker keeps what
+ * arrives while the gateway restarts, QoS 1 both ways, a retained last will that says offline, and
+ * automatic reconnection with exponential backoff.
+ *
+ * <p>While the broker is away, retained state (status, claims, self points) is kept as its latest
+ * value per topic and published again on every connect; events wait in a bounded queue (the oldest
+ * dropped, and counted, past {@code offlineEventLimit}). Commands do not pass here: the command
+ * plane holds them until {@link #connected()}.
+ */
+public final class MqttConnection {
+  private static final Logger LOG = Logger.getLogger(MqttConnection.class);
+
+  /**
+   * @param url {@code tcp://host:port} or {@code ssl://host:port}; user and password may be given
+   *     as {@code tcp://user:password@host:port}
+   */
+  public record Settings(
+      URI url,
+      String clientId,
+      Duration keepAlive,
+      Duration reconnectInitial,
+      Duration reconnectMax,
+      int offlineEventLimit) {}
+
+  /** What the connection tells its owner; called on the client's own threads. */
+  public interface Listener {
+    void connected();
+
+    void disconnected(String cause);
+  }
+
+  private record Pending(String topic, byte[] payload) {}
+
+  private final Mqtt3AsyncClient client;
+  private final Settings settings;
+  private final String statusTopic;
+  private final Supplier<byte[]> onlineStatus;
+  private final byte[] offlineStatus;
+  private final Collection<String> filters;
+  private final Listener listener;
+  private final Object lock = new Object();
+  private final Map<String, byte[]> retained = new ConcurrentHashMap<>();
+  private final ArrayDeque<Pending> offline = new ArrayDeque<>();
+  private final AtomicBoolean subscribed = new AtomicBoolean();
+  private final AtomicLong droppedEvents = new AtomicLong();
+  private volatile boolean connected;
+  private volatile boolean everConnected;
+  private volatile boolean stopping;
+
+  /**
+   * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
+   *     keeps them, and the client subscribes again when a broker lost the session
+   * @param inbound every message that arrives, on the client's thread
+   */
+  public MqttConnection(
+      Settings settings,
+      String statusTopic,
+      Supplier<byte[]> onlineStatus,
+      byte[] offlineStatus,
+      Collection<String> filters,
+      Consumer<Mqtt3Publish> inbound,
+      Listener listener) {
+    this.settings = settings;
+    this.statusTopic = statusTopic;
+    this.onlineStatus = onlineStatus;
+    this.offlineStatus = offlineStatus;
+    this.filters = List.copyOf(filters);
+    this.listener = listener;
+    URI url = settings.url();
+    boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
+    Mqtt3ClientBuilder builder =
+        MqttClient.builder()
+            .useMqttVersion3()
+            .identifier(settings.clientId())
+            .serverHost(url.getHost())
+            .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883)
+            .automaticReconnect()
+            .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
+            .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
+            .applyAutomaticReconnect()
+            .willPublish()
+            .topic(statusTopic)
+            .payload(offlineStatus)
+            .qos(MqttQos.AT_LEAST_ONCE)
+            .retain(true)
+            .applyWillPublish()
+            .addConnectedListener(ctx -> onConnected())
+            .addDisconnectedListener(
+                ctx -> {
+                  // A broker that lost the session (restarted without persistence) gets the
+                  // subscriptions again; unacknowledged publishes fail and the command plane
+                  // re-sends them itself, with their ids, in order.
+                  ctx.getReconnector()
+                      .resubscribeIfSessionExpired(true)
+                      .republishIfSessionExpired(false);
+                  onDisconnected(ctx.getCause());
+                });
+    if (tls) {
+      builder = builder.sslWithDefaultConfig();
+    }
+    if (url.getUserInfo() != null) {
+      String[] user = url.getUserInfo().split(":", 2);
+      builder =
+          builder
+              .simpleAuth()
+              .username(user[0])
+              .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
+              .applySimpleAuth();
+    }
+    this.client = builder.buildAsync();
+    // Registered before connecting: what the broker kept for the session arrives right after
+    // CONNACK, before any subscribe call could register a callback.
+    client.publishes(MqttGlobalPublishFilter.ALL, inbound);
+  }
+
+  /** Connects in the background; failures are retried with backoff. */
+  public void start() {
+    client
+        .connectWith()
+        .cleanSession(false)
+        .keepAlive((int) settings.keepAlive().toSeconds())
+        .send()
+        .whenComplete(
+            (ack, error) -> {
+              if (error != null) {
+                LOG.warnf(
+                    "SEN-011 cannot reach the MQTT broker at %s (%s); retrying with backoff up"
+                        + " to %s; the engine runs meanwhile",
+                    redacted(), error.getMessage(), settings.reconnectMax());
+              }
+            });
+  }
+
+  public boolean connected() {
+    return connected;
+  }
+
+  /** A command: QoS 1, not retained; the future completes when the broker acknowledged it. */
+  public CompletableFuture<?> publishCommand(String topic, byte[] payload) {
+    return send(topic, payload, false);
+  }
+
+  /** Retained state: the latest value per topic also survives the broker's absence. */
+  public void publishRetained(String topic, byte[] payload) {
+    retained.put(topic, payload);
+    if (connected) {
+      send(topic, payload, true);
+    }
+  }
+
+  /** An event: published now, or after the next connect (bounded). */
+  public void publishEvent(String topic, byte[] payload) {
+    synchronized (lock) {
+      if (!connected) {
+        if (offline.size() >= settings.offlineEventLimit()) {
+          offline.removeFirst();
+          droppedEvents.incrementAndGet();
+        }
+        offline.addLast(new Pending(topic, payload));
+        return;
+      }
+    }
+    send(topic, payload, false);
+  }
+
+  /** Events dropped because the broker was away longer than the offline queue holds. */
+  public long droppedEvents() {
+    return droppedEvents.get();
+  }
+
+  /** Says offline (a clean disconnect sends no will), then disconnects. */
+  public void stop(Duration wait) {
+    stopping = true;
+    try {
+      if (connected) {
+        send(statusTopic, offlineStatus, true).get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      }
+      client.disconnect().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      LOG.debugf("disconnect: %s", e.getMessage());
+    }
+  }
+
+  private CompletableFuture<?> send(String topic, byte[] payload, boolean retain) {
+    return client
+        .publishWith()
+        .topic(topic)
+        .payload(payload)
+        .qos(MqttQos.AT_LEAST_ONCE)
+        .retain(retain)
+        .send();
+  }
+
+  private void onConnected() {
+    if (subscribed.compareAndSet(false, true)) {
+      List<Mqtt3Subscription> subs = new ArrayList<>();
+      filters.forEach(
+          f ->
+              subs.add(
+                  Mqtt3Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
+      client
+          .subscribe(Mqtt3Subscribe.builder().addSubscriptions(subs).build())
+          .whenComplete(
+              (ack, error) -> {
+                if (error != null) {
+                  LOG.errorf("SEN-012 subscribing to %s failed: %s", filters, error.getMessage());
+                }
+              });
+    }
+    List<Pending> queued;
+    synchronized (lock) {
+      connected = true;
+      queued = new ArrayList<>(offline);
+      offline.clear();
+    }
+    LOG.infof(
+        "SEN-013 connected to %s as %s%s",
+        redacted(), settings.clientId(), everConnected ? " again" : "");
+    everConnected = true;
+    send(statusTopic, onlineStatus.get(), true);
+    retained.forEach((topic, payload) -> send(topic, payload, true));
+    queued.forEach(p -> send(p.topic(), p.payload(), false));
+    listener.connected();
+  }
+
+  private void onDisconnected(Throwable cause) {
+    boolean was = connected;
+    synchronized (lock) {
+      connected = false;
+    }
+    if (was && !stopping) {
+      LOG.warnf(
+          "SEN-014 lost the MQTT broker at %s (%s); reconnecting with backoff, commands wait",
+          redacted(), cause == null ? "closed" : cause.getMessage());
+    }
+    if (was) {
+      listener.disconnected(cause == null ? "closed" : String.valueOf(cause.getMessage()));
+    }
+  }
+
+  private String redacted() {
+    URI u = settings.url();
+    return u.getScheme() + "://" + u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "");
+  }
+}

@@ -1,0 +1,107 @@
+package io.sentinel.mqtt;
+
+import io.sentinel.arbitration.Claim;
+import io.sentinel.arbitration.Decision;
+import io.sentinel.command.Command;
+import io.sentinel.engine.ActionFired;
+import io.sentinel.engine.ControlEvent;
+import io.sentinel.engine.SelfPoint;
+import io.sentinel.point.Value;
+import io.sentinel.rule.Band;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The JSON the gateway publishes (CONTRACT section 2); the one place that knows its field names.
+ */
+public final class Payloads {
+  private Payloads() {}
+
+  /**
+   * {@code {"value", "band", "rule", "command_id", "ts", "kind"}}. A release carries the point's
+   * release_value, or {@code "value": null} when it has none; band and rule are null for a release.
+   */
+  public static byte[] command(Command c) {
+    return bytes(
+        new JsonObject()
+            .put("value", c.value().toPlain())
+            .put("band", c.band().map(Band::wireName).orElse(null))
+            .put("rule", c.ruleId().orElse(null))
+            .put("command_id", c.commandId())
+            .put("ts", c.at().toString())
+            .put("kind", c.kind().wireName()));
+  }
+
+  /** The winning claim, every contender and the deciding key (retained {@code claims/<id>}). */
+  public static byte[] claims(Decision d, Instant at) {
+    JsonArray contenders = new JsonArray();
+    d.contenders().forEach(c -> contenders.add(claim(c)));
+    return bytes(
+        new JsonObject()
+            .put("point", d.pointId())
+            .put("value", d.value().map(Value::toPlain).orElse(null))
+            .put("winner", d.winner().map(Payloads::claim).orElse(null))
+            .put("contenders", contenders)
+            .put("deciding_key", d.decidingKey())
+            .put("ts", at.toString()));
+  }
+
+  private static JsonObject claim(Claim c) {
+    return new JsonObject()
+        .put("rule", c.ruleId())
+        .put("band", c.band().wireName())
+        .put("priority", c.priority())
+        .put("value", c.value().toPlain())
+        .put("freshness", c.freshness().toString())
+        .put("matched", c.matched());
+  }
+
+  public static byte[] event(ControlEvent e) {
+    return bytes(
+        new JsonObject()
+            .put("kind", e.kind())
+            .put("subject", e.subject())
+            .put("message", e.message())
+            .put("ts", e.at().toString()));
+  }
+
+  /** An action ({@code events/notify}, {@code events/pulse}): its own fields, rendered. */
+  public static byte[] action(ActionFired a) {
+    JsonObject o = new JsonObject().put("id", a.id()).put("rule", a.ruleId()).put("kind", a.kind());
+    a.fields().forEach(o::put);
+    return bytes(o.put("ts", a.at().toString()));
+  }
+
+  public static byte[] self(SelfPoint p) {
+    return bytes(new JsonObject().put("value", p.value().toPlain()).put("ts", p.at().toString()));
+  }
+
+  /** {@code {"state": "online"|"offline", "revision": …, "started": …}}. */
+  public static byte[] status(String state, Optional<Long> revision, Instant started) {
+    return bytes(
+        new JsonObject()
+            .put("state", state)
+            .put("revision", revision.orElse(null))
+            .put("started", started.toString()));
+  }
+
+  /** The {@code ingest-rejected} event: what was refused, where and why. */
+  public static byte[] rejection(IngestDecoder.Rejection r, Instant at) {
+    return bytes(
+        new JsonObject()
+            .put("kind", "ingest-rejected")
+            .put("subject", r.pointId().orElse(r.topic()))
+            .put("reason", r.reason().wireName())
+            .put("topic", r.topic())
+            .put("point", r.pointId().orElse(null))
+            .put("message", r.message())
+            .put("ts", at.toString()));
+  }
+
+  private static byte[] bytes(JsonObject o) {
+    return o.encode().getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,24 @@
+package io.sentinel.mqtt;
+
+import java.util.Locale;
+
+/** Why an ingested payload was not taken: the counter's {@code reason} tag and the event's. */
+public enum RejectReason {
+  OVERSIZE,
+  UNREADABLE_JSON,
+  UNKNOWN_POINT,
+  NOT_AN_INPUT,
+  WRONG_TYPE,
+  NOT_IN_ENUM,
+  UNKNOWN_UNIT,
+  WRONG_UNIT,
+  MISSING_VALUE,
+  UNKNOWN_FIELD,
+  BAD_QUALITY,
+  BAD_TIMESTAMP,
+  PATH_NOT_FOUND;
+
+  public String wireName() {
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+}

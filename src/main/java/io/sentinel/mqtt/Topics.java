@@ -1,0 +1,48 @@
+package io.sentinel.mqtt;
+
+/** The topics of one site, under {@code sentinel/<site>/} (CONTRACT section 2). */
+public record Topics(String site) {
+  public Topics {
+    if (site.isEmpty() || site.contains("/") || site.contains("+") || site.contains("#")) {
+      throw new IllegalArgumentException(
+          "a site name is one topic level, without / + or #: '" + site + "'");
+    }
+  }
+
+  public String root() {
+    return "sentinel/" + site + "/";
+  }
+
+  public String pointPrefix() {
+    return root() + "points/";
+  }
+
+  /** What the gateway subscribes to for its own points. */
+  public String pointsFilter() {
+    return pointPrefix() + "+";
+  }
+
+  public String point(String pointId) {
+    return pointPrefix() + pointId;
+  }
+
+  public String command(String pointId) {
+    return root() + "commands/" + pointId;
+  }
+
+  public String status() {
+    return root() + "status";
+  }
+
+  public String claims(String pointId) {
+    return root() + "claims/" + pointId;
+  }
+
+  public String events(String kind) {
+    return root() + "events/" + kind;
+  }
+
+  public String self(String name) {
+    return root() + "self/" + name;
+  }
+}

@@ -1,0 +1,349 @@
+package io.sentinel.runtime;
+
+import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.sentinel.command.CommandPlane;
+import io.sentinel.command.CommandSettings;
+import io.sentinel.engine.Engine;
+import io.sentinel.engine.EngineLimits;
+import io.sentinel.engine.StartMode;
+import io.sentinel.mqtt.EmbeddedBroker;
+import io.sentinel.mqtt.IngestDecoder;
+import io.sentinel.mqtt.MqttConnection;
+import io.sentinel.mqtt.MqttDriver;
+import io.sentinel.mqtt.Payloads;
+import io.sentinel.mqtt.Topics;
+import io.sentinel.point.PointDriver;
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.Sample;
+import io.sentinel.rule.Problem;
+import io.sentinel.rule.Site;
+import io.vertx.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * The gateway, started with the application (so a {@code @QuarkusTest} boots the real thing): loads
+ * and validates the site, starts the embedded broker when no broker is configured, runs the engine
+ * loop and connects to MQTT. A site with errors does not start: every problem is logged and start
+ * fails. Configuration and defaults: docs/runtime.md.
+ */
+@ApplicationScoped
+public class Gateway {
+  private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
+
+  @Inject Vertx vertx;
+  @Inject MeterRegistry meterRegistry;
+
+  @ConfigProperty(name = "sentinel.site-dir", defaultValue = ".")
+  String siteDir;
+
+  @ConfigProperty(name = "sentinel.site")
+  Optional<String> siteName;
+
+  @ConfigProperty(name = "sentinel.mqtt.url")
+  Optional<String> mqttUrl;
+
+  @ConfigProperty(name = "sentinel.mqtt.client-id")
+  Optional<String> clientId;
+
+  @ConfigProperty(name = "sentinel.mqtt.embedded-host", defaultValue = "127.0.0.1")
+  String embeddedHost;
+
+  @ConfigProperty(name = "sentinel.mqtt.embedded-port", defaultValue = "1883")
+  int embeddedPort;
+
+  @ConfigProperty(name = "sentinel.mqtt.keep-alive", defaultValue = "30s")
+  Duration keepAlive;
+
+  @ConfigProperty(name = "sentinel.mqtt.reconnect-initial", defaultValue = "500ms")
+  Duration reconnectInitial;
+
+  @ConfigProperty(name = "sentinel.mqtt.reconnect-max", defaultValue = "10s")
+  Duration reconnectMax;
+
+  @ConfigProperty(name = "sentinel.mqtt.offline-events", defaultValue = "10000")
+  int offlineEvents;
+
+  @ConfigProperty(name = "sentinel.ingest.max-payload-bytes", defaultValue = "16384")
+  int maxPayloadBytes;
+
+  @ConfigProperty(name = "sentinel.ingest.lag-threshold", defaultValue = "2s")
+  Duration lagThreshold;
+
+  @ConfigProperty(name = "sentinel.limits.evaluations-per-rule")
+  Optional<Integer> evaluationsPerRule;
+
+  @ConfigProperty(name = "sentinel.limits.evaluation-window")
+  Optional<Duration> evaluationWindow;
+
+  @ConfigProperty(name = "sentinel.limits.claim-changes-per-point")
+  Optional<Integer> claimChangesPerPoint;
+
+  @ConfigProperty(name = "sentinel.limits.claim-window")
+  Optional<Duration> claimWindow;
+
+  @ConfigProperty(name = "sentinel.command.interlock-bound")
+  Optional<Duration> interlockBound;
+
+  @ConfigProperty(name = "sentinel.command.convergence-bound")
+  Optional<Duration> convergenceBound;
+
+  private final InstantSource clock = InstantSource.system();
+  private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
+  private Site site;
+  private Topics topics;
+  private Instant started;
+  private EmbeddedBroker broker;
+  private String brokerUrl;
+  private MqttConnection mqtt;
+  private MqttDriver driver;
+  private EngineLoop loop;
+  private IngestDecoder decoder;
+  private GatewayMetrics metrics;
+  private volatile boolean running;
+
+  void onStart(@Observes StartupEvent event) {
+    start();
+  }
+
+  void onStop(@Observes ShutdownEvent event) {
+    stop();
+  }
+
+  private void start() {
+    started = clock.instant();
+    site = loadSite(Path.of(siteDir));
+    topics = new Topics(siteName.filter(s -> !s.isBlank()).orElse(site.name()));
+    List<IngestDecoder.SourceProblem> sourceProblems = new ArrayList<>();
+    decoder = IngestDecoder.of(site.ruleSet().registry(), topics, maxPayloadBytes, sourceProblems);
+    if (!sourceProblems.isEmpty()) {
+      sourceProblems.forEach(
+          p ->
+              LOG.errorf(
+                  "%s: error [SRC-001] %s: %s", p.spec().where(), p.spec().id(), p.message()));
+      throw new IllegalStateException(
+          "SEN-001 site " + siteDir + " has errors; the gateway does not start on it");
+    }
+    metrics = new GatewayMetrics(meterRegistry);
+    if (mqttUrl.filter(u -> !u.isBlank()).isPresent()) {
+      brokerUrl = mqttUrl.get().trim();
+    } else {
+      broker = EmbeddedBroker.start(embeddedHost, embeddedPort);
+      brokerUrl = broker.url();
+      LOG.infof(
+          "SEN-003 no sentinel.mqtt.url: embedded MQTT broker on %s (publish samples to %s<id>)",
+          brokerUrl, topics.pointPrefix());
+    }
+    EngineLimits defaults = EngineLimits.DEFAULT;
+    EngineLimits limits =
+        new EngineLimits(
+            evaluationsPerRule.orElse(defaults.evaluationsPerRule()),
+            evaluationWindow.orElse(defaults.evaluationWindow()),
+            claimChangesPerPoint.orElse(defaults.claimChangesPerPoint()),
+            claimWindow.orElse(defaults.claimWindow()));
+    CommandSettings commandSettings =
+        new CommandSettings(
+            interlockBound.orElse(CommandSettings.DEFAULT.interlockBound()),
+            convergenceBound.orElse(CommandSettings.DEFAULT.convergenceBound()));
+    byte[] offline = Payloads.status("offline", Optional.empty(), started);
+    Set<String> filters = new LinkedHashSet<>();
+    filters.add(topics.pointsFilter());
+    filters.addAll(decoder.thirdPartyTopics());
+    mqtt =
+        new MqttConnection(
+            new MqttConnection.Settings(
+                URI.create(brokerUrl),
+                clientId.filter(c -> !c.isBlank()).orElse("sentinel-" + topics.site()),
+                keepAlive,
+                reconnectInitial,
+                reconnectMax,
+                offlineEvents),
+            topics.status(),
+            () -> Payloads.status("online", Optional.empty(), started),
+            offline,
+            filters,
+            this::ingest,
+            new MqttConnection.Listener() {
+              @Override
+              public void connected() {
+                loop.readinessChanged(driver);
+              }
+
+              @Override
+              public void disconnected(String cause) {
+                loop.readinessChanged(driver);
+              }
+            });
+    driver =
+        new MqttDriver(
+            mqtt,
+            topics,
+            new MqttDriver.Outcomes() {
+              @Override
+              public void delivered(String commandId) {
+                metrics.delivered();
+                loop.delivered(commandId);
+              }
+
+              @Override
+              public void failed(String commandId, Throwable cause) {
+                metrics.failed();
+                LOG.debugf("command %s not delivered: %s", commandId, cause.getMessage());
+                loop.failed(commandId);
+              }
+            });
+    warnAboutGpio();
+    Engine engine = new Engine(site.ruleSet(), started, StartMode.COLD, limits);
+    CommandPlane plane =
+        new CommandPlane(
+            site.ruleSet(),
+            spec -> driver.serve(spec),
+            commandSettings,
+            Long.toString(started.toEpochMilli(), 36));
+    loop =
+        new EngineLoop(
+            vertx, engine, plane, clock, lagThreshold, new GatewayOutputs(mqtt, topics, metrics));
+    loop.start();
+    mqtt.start();
+    running = true;
+    LOG.infof(
+        "SEN-002 site %s (%s): %d points, %d rules, every rule in warmup, fail-safe interlocks"
+            + " asserted; MQTT %s as sentinel/%s/",
+        topics.site(),
+        site.dir(),
+        site.ruleSet().registry().points().size(),
+        site.ruleSet().rules().size(),
+        brokerUrl,
+        topics.site());
+  }
+
+  private void stop() {
+    running = false;
+    if (loop != null) {
+      loop.stop();
+    }
+    if (mqtt != null) {
+      mqtt.stop(Duration.ofSeconds(2));
+    }
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  private static Site loadSite(Path dir) {
+    Site.Loaded loaded = Site.load(dir);
+    for (Problem p : loaded.problems()) {
+      if (p.isError()) {
+        LOG.error(p.format());
+      } else {
+        LOG.warn(p.format());
+      }
+    }
+    return loaded
+        .site()
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "SEN-001 site "
+                        + dir
+                        + " has "
+                        + loaded.problems().stream().filter(Problem::isError).count()
+                        + " error(s), listed above; the gateway does not start on a rule set it"
+                        + " cannot trust"));
+  }
+
+  /** Until a GPIO adapter runs in this process, gpio-driven points are commanded over MQTT. */
+  private void warnAboutGpio() {
+    String gpio =
+        site.ruleSet().registry().points().values().stream()
+            .filter(p -> p.driver().orElse(null) instanceof PointDriver.Gpio)
+            .map(PointSpec::id)
+            .collect(Collectors.joining(", "));
+    if (!gpio.isEmpty()) {
+      LOG.warnf(
+          "SEN-004 no GPIO driver in this process: commands for %s go to %s<id>",
+          gpio, topics.root() + "commands/");
+    }
+  }
+
+  /** On the MQTT client's thread: decode, queue samples, count and report rejections. */
+  private void ingest(Mqtt3Publish publish) {
+    Instant at = clock.instant();
+    String topic = publish.getTopic().toString();
+    IngestDecoder.Decoded decoded = decoder.decode(topic, publish.getPayloadAsBytes(), at);
+    for (Sample s : decoded.samples()) {
+      loop.offer(s);
+    }
+    metrics.accepted(decoded.samples().size());
+    for (IngestDecoder.Rejection r : decoded.rejections()) {
+      metrics.rejected(r.reason());
+      mqtt.publishEvent(topics.events("ingest-rejected"), Payloads.rejection(r, at));
+      warnRarely(r);
+    }
+  }
+
+  /** A flood of bad payloads is counted in full but logged at most every 10 s per reason. */
+  private void warnRarely(IngestDecoder.Rejection r) {
+    AtomicLong last =
+        lastRejectionWarning.computeIfAbsent(r.reason().wireName(), k -> new AtomicLong());
+    long now = System.nanoTime();
+    long previous = last.get();
+    if ((previous == 0 || now - previous > Duration.ofSeconds(10).toNanos())
+        && last.compareAndSet(previous, now)) {
+      LOG.warnf(
+          "SEN-005 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
+          r.reason().wireName(), r.topic(), r.message());
+    } else {
+      LOG.debugf("rejected %s on %s: %s", r.reason().wireName(), r.topic(), r.message());
+    }
+  }
+
+  public boolean running() {
+    return running;
+  }
+
+  public boolean connected() {
+    return mqtt != null && mqtt.connected();
+  }
+
+  public Topics topics() {
+    return topics;
+  }
+
+  public Site site() {
+    return site;
+  }
+
+  public String brokerUrl() {
+    return brokerUrl;
+  }
+
+  public EngineLoop loop() {
+    return loop;
+  }
+
+  /** Rejections counted since start, all reasons. */
+  public double rejectedTotal() {
+    return metrics.rejectedTotal();
+  }
+}

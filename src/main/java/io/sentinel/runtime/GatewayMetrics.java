@@ -1,0 +1,71 @@
+package io.sentinel.runtime;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sentinel.mqtt.RejectReason;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * The gateway's meters on {@code /q/metrics}: {@code sentinel_ingest_rejected_total{reason}} (every
+ * reason registered at zero, so a dashboard sees them before the first rejection), accepted
+ * samples, passes, commands.
+ */
+final class GatewayMetrics {
+  private final Map<RejectReason, Counter> rejected = new EnumMap<>(RejectReason.class);
+  private final Counter accepted;
+  private final Counter passes;
+  private final Counter passSamples;
+  private final Counter commandsDelivered;
+  private final Counter commandsFailed;
+
+  GatewayMetrics(MeterRegistry registry) {
+    for (RejectReason r : RejectReason.values()) {
+      rejected.put(
+          r,
+          Counter.builder("sentinel.ingest.rejected")
+              .description("Ingested payloads (or a point's part of one) rejected, by reason")
+              .tag("reason", r.wireName())
+              .register(registry));
+    }
+    accepted =
+        Counter.builder("sentinel.ingest.accepted")
+            .description("Samples taken from MQTT")
+            .register(registry);
+    passes = Counter.builder("sentinel.engine.passes").register(registry);
+    passSamples = Counter.builder("sentinel.engine.pass.samples").register(registry);
+    commandsDelivered =
+        Counter.builder("sentinel.commands.delivered")
+            .description("Commands a driver confirmed")
+            .register(registry);
+    commandsFailed =
+        Counter.builder("sentinel.commands.failed")
+            .description("Command deliveries that failed (and are handed over again)")
+            .register(registry);
+  }
+
+  void rejected(RejectReason reason) {
+    rejected.get(reason).increment();
+  }
+
+  double rejectedTotal() {
+    return rejected.values().stream().mapToDouble(Counter::count).sum();
+  }
+
+  void accepted(int samples) {
+    accepted.increment(samples);
+  }
+
+  void pass(int samples) {
+    passes.increment();
+    passSamples.increment(samples);
+  }
+
+  void delivered() {
+    commandsDelivered.increment();
+  }
+
+  void failed() {
+    commandsFailed.increment();
+  }
+}

@@ -1,0 +1,66 @@
+package io.sentinel.runtime;
+
+import io.sentinel.arbitration.Decision;
+import io.sentinel.command.PlaneOutput;
+import io.sentinel.engine.ActionFired;
+import io.sentinel.engine.ControlEvent;
+import io.sentinel.engine.PassResult;
+import io.sentinel.engine.SelfPoint;
+import io.sentinel.mqtt.MqttConnection;
+import io.sentinel.mqtt.Payloads;
+import io.sentinel.mqtt.Topics;
+import java.time.Instant;
+import org.jboss.logging.Logger;
+
+/**
+ * Makes a pass visible (CONTRACT section 2): retained {@code claims/<id>} per decision, {@code
+ * events/<kind>} for control events and actions (notify, pulse), retained {@code self/<name>}.
+ */
+final class GatewayOutputs implements EngineLoop.Outputs {
+  private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
+
+  private final MqttConnection mqtt;
+  private final Topics topics;
+  private final GatewayMetrics metrics;
+
+  GatewayOutputs(MqttConnection mqtt, Topics topics, GatewayMetrics metrics) {
+    this.mqtt = mqtt;
+    this.topics = topics;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void passed(Instant now, PassResult result, PlaneOutput plane, int samples) {
+    metrics.pass(samples);
+    for (Decision d : result.decisions()) {
+      LOG.debugf(
+          "point %s -> %s (%s)",
+          d.pointId(),
+          d.value().map(Object::toString).orElse("released"),
+          d.winner().map(w -> w.ruleId() + ", " + d.decidingKey()).orElse("no claim"));
+      mqtt.publishRetained(topics.claims(d.pointId()), Payloads.claims(d, now));
+    }
+    result.events().forEach(this::event);
+    for (ActionFired a : result.actions()) {
+      LOG.infof("action %s of %s: %s", a.kind(), a.ruleId(), a.fields());
+      mqtt.publishEvent(topics.events(a.kind()), Payloads.action(a));
+    }
+    result.selfPoints().forEach(this::self);
+    planeReported(plane);
+  }
+
+  @Override
+  public void planeReported(PlaneOutput plane) {
+    plane.events().forEach(this::event);
+    plane.selfPoints().forEach(this::self);
+  }
+
+  private void event(ControlEvent e) {
+    LOG.infof("event %s %s: %s", e.kind(), e.subject(), e.message());
+    mqtt.publishEvent(topics.events(e.kind()), Payloads.event(e));
+  }
+
+  private void self(SelfPoint p) {
+    mqtt.publishRetained(topics.self(p.name()), Payloads.self(p));
+  }
+}

@@ -1,0 +1,185 @@
+package io.sentinel.runtime;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.sentinel.mqtt.EmbeddedBroker;
+import java.io.IOException;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The broker of a gateway test: the machine's Mosquitto at 127.0.0.1:1883 when it answers, an
+ * embedded Moquette on a free port when it does not (or when the test asks for one it can stop:
+ * init arg {@code embedded=always}). Every test class gets its own site name with a random suffix,
+ * so retained messages on a shared broker never leak between runs, and a recorder subscribed to the
+ * site's topics before the gateway starts (a test sees the commands of the first pass).
+ *
+ * <p>Init args: {@code site-dir}, {@code site-prefix}, {@code embedded}; any other arg is passed
+ * through as configuration.
+ */
+public final class BrokerResource implements QuarkusTestResourceLifecycleManager {
+  /** Marks the test's field that receives the {@link Broker}. */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.FIELD)
+  public @interface InjectBroker {}
+
+  /**
+   * What a test gets: the broker's URL, the site, the recorder, and the embedded broker's switch.
+   */
+  public static final class Broker {
+    private final String url;
+    private final String site;
+    private final BrokerClient recorder;
+    private final int embeddedPort;
+    private EmbeddedBroker embedded;
+
+    Broker(String url, String site, BrokerClient recorder, EmbeddedBroker embedded) {
+      this.url = url;
+      this.site = site;
+      this.recorder = recorder;
+      this.embedded = embedded;
+      this.embeddedPort = embedded == null ? -1 : embedded.port();
+    }
+
+    public String url() {
+      return url;
+    }
+
+    public String site() {
+      return site;
+    }
+
+    public String topic(String rest) {
+      return "sentinel/" + site + "/" + rest;
+    }
+
+    public BrokerClient recorder() {
+      return recorder;
+    }
+
+    public boolean isEmbedded() {
+      return embeddedPort > 0;
+    }
+
+    /** Stops the embedded broker (it loses every session and message). */
+    public void stopEmbedded() {
+      embedded.close();
+      embedded = null;
+    }
+
+    /** Starts the embedded broker again on the same port. */
+    public void startEmbedded() {
+      embedded = EmbeddedBroker.start("127.0.0.1", embeddedPort);
+    }
+
+    /** A new client of this broker, for a test's device. */
+    public BrokerClient client(String name) {
+      return new BrokerClient(url, name + "-" + site, false);
+    }
+  }
+
+  private Broker broker;
+  private Map<String, String> args = Map.of();
+
+  @Override
+  public void init(Map<String, String> initArgs) {
+    this.args = initArgs;
+  }
+
+  @Override
+  public Map<String, String> start() {
+    String site =
+        args.getOrDefault("site-prefix", "it") + "-" + UUID.randomUUID().toString().substring(0, 8);
+    EmbeddedBroker embedded = null;
+    String url;
+    if ("always".equals(args.get("embedded")) || !mosquittoAnswers()) {
+      embedded = EmbeddedBroker.start("127.0.0.1", 0);
+      url = embedded.url();
+    } else {
+      url = "tcp://127.0.0.1:1883";
+    }
+    BrokerClient recorder = new BrokerClient(url, "recorder-" + site, true);
+    recorder.subscribe("sentinel/" + site + "/#");
+    broker = new Broker(url, site, recorder, embedded);
+    Map<String, String> config = new HashMap<>();
+    args.forEach(
+        (k, v) -> {
+          if (!Set.of("site-dir", "site-prefix", "embedded").contains(k)) {
+            config.put(k, v);
+          }
+        });
+    config.put("sentinel.mqtt.url", url);
+    config.put("sentinel.site", site);
+    config.put("sentinel.site-dir", args.getOrDefault("site-dir", "."));
+    config.put("sentinel.mqtt.reconnect-initial", "100ms");
+    config.put("sentinel.mqtt.reconnect-max", "1s");
+    return config;
+  }
+
+  @Override
+  public void inject(TestInjector injector) {
+    injector.injectIntoFields(
+        broker, new TestInjector.AnnotatedAndMatchesType(InjectBroker.class, Broker.class));
+  }
+
+  /** Leaves a shared broker as it was: no retained message and no session of this site. */
+  @Override
+  public void stop() {
+    if (broker == null) {
+      return;
+    }
+    if (broker.isEmbedded()) {
+      broker.recorder().close();
+      if (broker.embedded != null) {
+        broker.embedded.close();
+      }
+      return;
+    }
+    try {
+      Set<String> retainedTopics = new HashSet<>();
+      String root = "sentinel/" + broker.site() + "/";
+      for (BrokerClient.Received r : broker.recorder().received()) {
+        String rest = r.topic().substring(root.length());
+        if (rest.equals("status") || rest.startsWith("claims/") || rest.startsWith("self/")) {
+          retainedTopics.add(r.topic());
+        }
+      }
+      for (String topic : retainedTopics) {
+        broker.recorder().publishAsync(topic, new byte[0], true).join();
+      }
+      // A clean-session connect with the gateway's client id ends its persistent session.
+      new BrokerClient(broker.url(), "sentinel-" + broker.site(), false).close();
+    } finally {
+      broker.recorder().close();
+      new BrokerClient(broker.url(), "recorder-" + broker.site(), false).close();
+    }
+  }
+
+  private static boolean mosquittoAnswers() {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", 1883), 300);
+      // CONNECT (MQTT 3.1.1, clean session, keep-alive 5 s, client id "probe"): a broker answers
+      // with CONNACK 0x20; something else on the port does not.
+      byte[] id = "sentinel-probe".getBytes(StandardCharsets.UTF_8);
+      byte[] header = {0x00, 0x04, 'M', 'Q', 'T', 'T', 0x04, 0x02, 0x00, 0x05};
+      s.getOutputStream().write(new byte[] {0x10, (byte) (header.length + 2 + id.length)});
+      s.getOutputStream().write(header);
+      s.getOutputStream().write(new byte[] {0x00, (byte) id.length});
+      s.getOutputStream().write(id);
+      s.getOutputStream().write(new byte[] {(byte) 0xE0, 0x00});
+      s.setSoTimeout(1000);
+      return s.getInputStream().read() == 0x20;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
