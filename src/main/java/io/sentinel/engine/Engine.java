@@ -463,6 +463,14 @@ public final class Engine {
   private void onInputLoss(RuleRuntime r, Instant t) {
     Rule rule = r.rule;
     boolean firstLoss = r.state == RuleState.ACTIVE;
+    if (r.latched) {
+      // A latch (an e-stop hold) is a safety state: losing an input does not release it.
+      r.state = RuleState.INPUT_LOST;
+      if (firstLoss) {
+        event("input-lost", rule.id(), "inputs lost while latched: the claims stay held", t);
+      }
+      return;
+    }
     if (rule.isFailSafe()) {
       r.state = RuleState.INPUT_LOST;
       setClaims(r, failSafeClaims(rule), t, "fail-safe on input loss");
@@ -527,17 +535,27 @@ public final class Engine {
       suspend(r, t);
       return;
     }
+    r.now = t;
+    if (r.latched) {
+      if (!r.rule.holdUntil().orElseThrow().test(r)) {
+        return; // latched: the claims stay until the release condition holds
+      }
+      r.latched = false;
+      event("latch-released", r.rule.id(), "hold_until holds: the rule decides again", t);
+    }
+    boolean wasTrue = r.lastCondition.orElse(false);
     boolean condition = r.rule.when().test(r);
     r.lastCondition = Optional.of(condition);
+    r.matched = r.rule.when().matched(r);
     if (!condition) {
       setClaims(r, Map.of(), t, "condition false");
       return;
     }
-    Map<String, Value> desired = new LinkedHashMap<>();
-    for (ClaimSpec c : r.rule.claims()) {
-      desired.put(c.pointId(), c.value());
+    if (r.rule.holdUntil().isPresent()) {
+      r.latched = true;
+      event("latch-set", r.rule.id(), "claims held until its hold_until condition holds", t);
     }
-    setClaims(r, desired, t, "condition true");
+    setClaims(r, ruleClaims(r.rule), t, "condition true");
     // A claim still wanted is refreshed: expires_in bounds a rule that stopped evaluating.
     for (ClaimSpec c : r.rule.claims()) {
       c.expiresIn()
@@ -547,13 +565,50 @@ public final class Engine {
                 schedule(t.plus(d), r.index);
               });
     }
-    fireActions(r, t);
+    fireActions(r, t, wasTrue);
   }
 
-  private void fireActions(RuleRuntime r, Instant t) {
+  private static Map<String, Value> ruleClaims(Rule rule) {
+    Map<String, Value> desired = new LinkedHashMap<>();
+    for (ClaimSpec c : rule.claims()) {
+      desired.put(c.pointId(), c.value());
+    }
+    return desired;
+  }
+
+  /** The rules whose hold_until latch is set: state to keep across a restart. */
+  public java.util.Set<String> latchedRules() {
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    for (RuleRuntime r : rules) {
+      if (r.latched) {
+        out.add(r.rule.id());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Sets the latches saved before a restart (before the first pass): a latched rule asserts its
+   * claims from the first instant, like a fail-safe interlock, until its hold_until holds.
+   */
+  public void restoreLatches(java.util.Set<String> ruleIds) {
+    for (String id : ruleIds) {
+      RuleRuntime r = byId.get(id);
+      if (r != null && r.rule.holdUntil().isPresent() && r.state != RuleState.DISABLED) {
+        r.latched = true;
+        setClaims(r, ruleClaims(r.rule), clock, "latch restored");
+      }
+    }
+    settleArbitration(clock);
+  }
+
+  private void fireActions(RuleRuntime r, Instant t, boolean wasTrue) {
     List<ActionSpec> actions = r.rule.actions();
     for (int a = 0; a < actions.size(); a++) {
       ActionSpec spec = actions.get(a);
+      if (spec.onRise() && wasTrue) {
+        continue;
+      }
       Instant last = r.actionLastFired[a];
       if (last != null && t.isBefore(last.plus(spec.cooldown()))) {
         continue;
@@ -667,7 +722,13 @@ public final class Engine {
       r.held.put(e.getKey(), e.getValue());
       arbiter.assertClaim(
           new Claim(
-              rule.id(), e.getKey(), rule.band(), rule.priority(), e.getValue(), r.freshness(), 0));
+              rule.id(),
+              e.getKey(),
+              rule.band(),
+              rule.priority(),
+              e.getValue(),
+              r.freshness(),
+              r.matched));
       claimChanged(
           new ClaimChange(
               rule.id(), e.getKey(), rule.band(), Optional.of(e.getValue()), t, reason));

@@ -24,6 +24,16 @@ final class RuleRuntime implements Inputs {
 
   Instant holdUntil;
   Optional<Boolean> lastCondition = Optional.empty();
+
+  /** How many condition parts held at the last evaluation (arbitration's matched_conditions). */
+  int matched;
+
+  /** The DSL's hold_until latch: set when the rule fires, cleared when its condition holds. */
+  boolean latched;
+
+  /** The instant of the evaluation under way. */
+  Instant now = Instant.EPOCH;
+
   Instant nextInterval;
 
   /** Claims held now, point id to value, in claim order. */
@@ -55,6 +65,11 @@ final class RuleRuntime implements Inputs {
   @Override
   public PointState state(int slot) {
     return points.state(slots[slot]);
+  }
+
+  @Override
+  public Instant now() {
+    return now;
   }
 
   boolean inputsMeetRequiredQuality() {

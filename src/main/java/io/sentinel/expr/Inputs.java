@@ -9,4 +9,12 @@ import io.sentinel.point.PointState;
 @FunctionalInterface
 public interface Inputs {
   PointState state(int slot);
+
+  /**
+   * The instant of the evaluation, for conditions that depend on when they are asked (a value that
+   * changed in this very step). The engine passes its step's instant.
+   */
+  default java.time.Instant now() {
+    return java.time.Instant.EPOCH;
+  }
 }

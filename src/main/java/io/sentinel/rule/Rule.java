@@ -17,6 +17,8 @@ import java.util.Optional;
  * @param priority orders rules inside a band (DSL priority; 0 for native rules)
  * @param definitionHash identity of the definition, without {@code enabled}: a changed hash resets
  *     the rule's state on a new revision, an unchanged one keeps it
+ * @param holdUntil a latch (the DSL's hold_until): once the rule fires, its claims stay asserted,
+ *     whatever its condition and inputs do, until this condition holds
  */
 public record Rule(
     String id,
@@ -35,12 +37,53 @@ public record Rule(
     Optional<Value> failValue,
     boolean enabled,
     SourceRef where,
-    String definitionHash) {
+    String definitionHash,
+    Optional<Condition> holdUntil) {
 
   public Rule {
     inputs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(inputs));
     claims = List.copyOf(claims);
     actions = List.copyOf(actions);
+  }
+
+  /** A rule without a latch. */
+  public Rule(
+      String id,
+      Band band,
+      int priority,
+      Map<String, String> inputs,
+      Trigger trigger,
+      Condition when,
+      List<ClaimSpec> claims,
+      List<ActionSpec> actions,
+      InputLoss onInputLoss,
+      Optional<Duration> holdMax,
+      RequiredQuality requiredQuality,
+      Warmup warmup,
+      Optional<InterlockClass> interlockClass,
+      Optional<Value> failValue,
+      boolean enabled,
+      SourceRef where,
+      String definitionHash) {
+    this(
+        id,
+        band,
+        priority,
+        inputs,
+        trigger,
+        when,
+        claims,
+        actions,
+        onInputLoss,
+        holdMax,
+        requiredQuality,
+        warmup,
+        interlockClass,
+        failValue,
+        enabled,
+        where,
+        definitionHash,
+        Optional.empty());
   }
 
   public boolean isFailSafe() {

@@ -91,6 +91,7 @@ class TestCommandTest {
     Files.createDirectories(site.resolve("rules"));
     Files.createDirectories(site.resolve("tests"));
     Files.copy(Path.of("seeds/points.yaml"), site.resolve("points.yaml"));
+    Files.copy(Path.of("seeds/derived.yaml"), site.resolve("derived.yaml"));
     for (String f : new String[] {"boiler.yaml", "door.yaml"}) {
       Files.copy(Path.of("rules", f), site.resolve("rules").resolve(f));
     }
