@@ -3,12 +3,16 @@ package io.sentinel.mqtt;
 import io.moquette.broker.Server;
 import io.moquette.broker.config.FluentConfig;
 import io.moquette.broker.config.IConfig;
+import io.moquette.interception.AbstractInterceptHandler;
+import io.moquette.interception.messages.InterceptPublishMessage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * The in-process MQTT broker of a gateway started without {@code sentinel.mqtt.url} (Moquette: MQTT
@@ -34,6 +38,14 @@ public final class EmbeddedBroker implements AutoCloseable {
    * @throws PortInUseException when the port is taken (another broker, most likely)
    */
   public static EmbeddedBroker start(String host, int port) {
+    return start(host, port, (topic, payload) -> {});
+  }
+
+  /**
+   * As {@link #start(String, int)}, with {@code published} told of every message the broker
+   * receives (a test's view from the broker's side, which survives clients' reconnections).
+   */
+  public static EmbeddedBroker start(String host, int port, BiConsumer<String, byte[]> published) {
     int chosen = port == 0 ? freePort(host) : port;
     try (ServerSocket probe = new ServerSocket()) {
       // Moquette's own bind failure is a stack trace in its log; this one names the way out.
@@ -55,7 +67,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     config.setProperty(IConfig.NETTY_MAX_BYTES_PROPERTY_NAME, Integer.toString(MAX_MESSAGE_BYTES));
     Server server = new Server();
     try {
-      server.startServer(config);
+      server.startServer(config, List.of(new Observer(published)));
     } catch (IOException e) {
       throw new UncheckedIOException("the embedded MQTT broker did not start", e);
     }
@@ -73,6 +85,33 @@ public final class EmbeddedBroker implements AutoCloseable {
   @Override
   public void close() {
     server.stopServer();
+  }
+
+  /** Copies each published message out of the broker's buffer, which it then releases. */
+  private static final class Observer extends AbstractInterceptHandler {
+    private final BiConsumer<String, byte[]> published;
+
+    Observer(BiConsumer<String, byte[]> published) {
+      this.published = published;
+    }
+
+    @Override
+    public String getID() {
+      return "sentinel-observer";
+    }
+
+    @Override
+    public void onSessionLoopError(Throwable error) {
+      // Moquette logs its own errors; an observer has nothing to add.
+    }
+
+    @Override
+    public void onPublish(InterceptPublishMessage message) {
+      byte[] payload = new byte[message.getPayload().readableBytes()];
+      message.getPayload().getBytes(message.getPayload().readerIndex(), payload);
+      super.onPublish(message);
+      published.accept(message.getTopicName(), payload);
+    }
   }
 
   private static int freePort(String host) {

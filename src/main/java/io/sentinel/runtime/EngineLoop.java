@@ -17,9 +17,11 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -120,6 +122,13 @@ public final class EngineLoop {
 
   public void readinessChanged(Driver driver) {
     onContext(() -> plane.readinessChanged(now(), driver));
+  }
+
+  /** Reads the command plane's state on its own thread. */
+  public <T> CompletableFuture<T> inspect(Function<CommandPlane, T> query) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    context.runOnContext(v -> result.complete(query.apply(plane)));
+    return result;
   }
 
   /** Asks the engine to resume a suspended rule at the next pass. */

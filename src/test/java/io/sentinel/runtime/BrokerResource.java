@@ -10,11 +10,14 @@ import java.lang.annotation.Target;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The broker of a gateway test: the machine's Mosquitto at 127.0.0.1:1883 when it answers, an
@@ -40,14 +43,15 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     private final String site;
     private final BrokerClient recorder;
     private final int embeddedPort;
+    private final List<BrokerClient.Received> seenByBroker = new CopyOnWriteArrayList<>();
     private EmbeddedBroker embedded;
 
-    Broker(String url, String site, BrokerClient recorder, EmbeddedBroker embedded) {
+    Broker(String url, String site, BrokerClient recorder, EmbeddedBroker embedded, int port) {
       this.url = url;
       this.site = site;
       this.recorder = recorder;
       this.embedded = embedded;
-      this.embeddedPort = embedded == null ? -1 : embedded.port();
+      this.embeddedPort = port;
     }
 
     public String url() {
@@ -78,7 +82,19 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
 
     /** Starts the embedded broker again on the same port. */
     public void startEmbedded() {
-      embedded = EmbeddedBroker.start("127.0.0.1", embeddedPort);
+      embedded = EmbeddedBroker.start("127.0.0.1", embeddedPort, this::seen);
+    }
+
+    /**
+     * Every message the embedded broker received, re-sends included, across its restarts: what a
+     * device subscribed to it would have been offered.
+     */
+    public List<BrokerClient.Received> seenByBroker(String topic) {
+      return seenByBroker.stream().filter(r -> r.topic().equals(topic)).toList();
+    }
+
+    void seen(String topic, byte[] payload) {
+      seenByBroker.add(new BrokerClient.Received(topic, payload, Instant.now()));
     }
 
     /** A new client of this broker, for a test's device. */
@@ -87,7 +103,7 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     }
   }
 
-  private Broker broker;
+  private volatile Broker broker;
   private Map<String, String> args = Map.of();
 
   @Override
@@ -99,29 +115,38 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
   public Map<String, String> start() {
     String site =
         args.getOrDefault("site-prefix", "it") + "-" + UUID.randomUUID().toString().substring(0, 8);
+    List<BrokerClient.Received> early = new CopyOnWriteArrayList<>();
     EmbeddedBroker embedded = null;
     String url;
     if ("always".equals(args.get("embedded")) || !mosquittoAnswers()) {
-      embedded = EmbeddedBroker.start("127.0.0.1", 0);
+      // Until the Broker exists, what the broker sees is kept aside (nothing is published yet).
+      embedded =
+          EmbeddedBroker.start(
+              "127.0.0.1",
+              0,
+              (topic, payload) ->
+                  (broker == null ? early : broker.seenByBroker)
+                      .add(new BrokerClient.Received(topic, payload, Instant.now())));
       url = embedded.url();
     } else {
       url = "tcp://127.0.0.1:1883";
     }
     BrokerClient recorder = new BrokerClient(url, "recorder-" + site, true);
     recorder.subscribe("sentinel/" + site + "/#");
-    broker = new Broker(url, site, recorder, embedded);
+    broker = new Broker(url, site, recorder, embedded, embedded == null ? -1 : embedded.port());
+    broker.seenByBroker.addAll(early);
     Map<String, String> config = new HashMap<>();
+    config.put("sentinel.mqtt.url", url);
+    config.put("sentinel.site", site);
+    config.put("sentinel.site-dir", args.getOrDefault("site-dir", "."));
+    config.put("sentinel.mqtt.reconnect-initial", "100ms");
+    config.put("sentinel.mqtt.reconnect-max", "1s");
     args.forEach(
         (k, v) -> {
           if (!Set.of("site-dir", "site-prefix", "embedded").contains(k)) {
             config.put(k, v);
           }
         });
-    config.put("sentinel.mqtt.url", url);
-    config.put("sentinel.site", site);
-    config.put("sentinel.site-dir", args.getOrDefault("site-dir", "."));
-    config.put("sentinel.mqtt.reconnect-initial", "100ms");
-    config.put("sentinel.mqtt.reconnect-max", "1s");
     return config;
   }
 
