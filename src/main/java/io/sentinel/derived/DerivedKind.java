@@ -97,4 +97,21 @@ public sealed interface DerivedKind {
       return "throttle";
     }
   }
+
+  /**
+   * bool: whether the site's local time of day lies in [{@code from}, {@code to}) (across midnight
+   * when {@code to} is before {@code from}); reads no point, follows daylight-saving changes.
+   */
+  record TimeWindow(java.time.LocalTime from, java.time.LocalTime to, java.time.ZoneId zone)
+      implements DerivedKind {
+    public String name() {
+      return "time_of_day";
+    }
+
+    public boolean contains(java.time.LocalTime t) {
+      return from.isBefore(to) || from.equals(to)
+          ? !t.isBefore(from) && t.isBefore(to)
+          : !t.isBefore(from) || t.isBefore(to);
+    }
+  }
 }

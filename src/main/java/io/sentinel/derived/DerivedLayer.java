@@ -386,7 +386,9 @@ public final class DerivedLayer {
       }
       generation[d] = savedGeneration;
       seq[d] = ((Number) m.get("seq")).longValue();
-      states[d].load((Map<String, Object>) m.get("state"), points.spec(inputsOf[d][0]).type());
+      states[d].load(
+          (Map<String, Object>) m.get("state"),
+          inputsOf[d].length == 0 ? null : points.spec(inputsOf[d][0]).type());
       Object due = m.get("due");
       states[d].due = due == null ? null : Instant.parse((String) due);
       scheduleState(d);

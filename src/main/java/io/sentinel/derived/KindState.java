@@ -104,6 +104,8 @@ abstract class KindState {
       return new AbsenceState(a, start);
     } else if (kind instanceof DerivedKind.Dedupe d) {
       return new DedupeState(d);
+    } else if (kind instanceof DerivedKind.TimeWindow w) {
+      return new TimeWindowState(w, start);
     }
     return new ThrottleState((DerivedKind.Throttle) kind);
   }
@@ -508,6 +510,57 @@ abstract class KindState {
       ((List<String>) m.getOrDefault("passed", List.of()))
           .forEach(s -> passed.addLast(Instant.parse(s)));
     }
+  }
+
+  /** time_of_day: true inside the window of local time; re-checked at every boundary. */
+  static final class TimeWindowState extends KindState {
+    private final DerivedKind.TimeWindow spec;
+
+    TimeWindowState(DerivedKind.TimeWindow spec, Instant start) {
+      this.spec = spec;
+      this.due = start;
+    }
+
+    @Override
+    Out step(Instant t, List<Update> updates, Context ctx) {
+      java.time.ZonedDateTime local = t.atZone(spec.zone());
+      due = nextBoundary(t);
+      return new Out(Value.of(spec.contains(local.toLocalTime())), Quality.LIVE);
+    }
+
+    /**
+     * The next instant the answer may change: a window edge today or tomorrow (both occurrences of
+     * a local time repeated when clocks go back), or a change of the zone's offset (a local time
+     * skipped when clocks go forward).
+     */
+    private Instant nextBoundary(Instant t) {
+      Instant best = t.plus(Duration.ofDays(2));
+      java.time.LocalDate today = t.atZone(spec.zone()).toLocalDate();
+      for (java.time.LocalDate d : List.of(today.minusDays(1), today, today.plusDays(1))) {
+        for (java.time.LocalTime edge : List.of(spec.from(), spec.to())) {
+          java.time.ZonedDateTime z = java.time.ZonedDateTime.of(d, edge, spec.zone());
+          for (Instant candidate :
+              List.of(
+                  z.withEarlierOffsetAtOverlap().toInstant(),
+                  z.withLaterOffsetAtOverlap().toInstant())) {
+            if (candidate.isAfter(t) && candidate.isBefore(best)) {
+              best = candidate;
+            }
+          }
+        }
+      }
+      java.time.zone.ZoneOffsetTransition shift = spec.zone().getRules().nextTransition(t);
+      if (shift != null && shift.getInstant().isBefore(best)) {
+        best = shift.getInstant();
+      }
+      return best;
+    }
+
+    @Override
+    void save(Map<String, Object> m) {}
+
+    @Override
+    void load(Map<String, Object> m, PointType inputType) {}
   }
 
   static Map<String, Object> newMap() {

@@ -18,6 +18,10 @@ final class RuleRuntime implements Inputs {
   final int index;
   final int[] slots;
   final String[] inputNames;
+
+  /** The points whose quality gates warmup and input loss. */
+  final int[] gated;
+
   final PointTable points;
 
   RuleState state;
@@ -57,6 +61,18 @@ final class RuleRuntime implements Inputs {
     this.points = points;
     this.slots = rule.inputs().values().stream().mapToInt(points::indexOf).toArray();
     this.inputNames = rule.inputs().keySet().toArray(String[]::new);
+    // An input read only by the latch's release (a reset button) does not gate warmup or input
+    // loss: a reset nobody has pressed since start must not keep an e-stop rule from deciding.
+    java.util.Set<String> releaseOnly =
+        rule.holdUntil()
+            .map(h -> new java.util.HashSet<>(h.inputsRead()))
+            .orElse(new java.util.HashSet<>());
+    releaseOnly.removeAll(rule.when().inputsRead());
+    this.gated =
+        java.util.stream.IntStream.range(0, slots.length)
+            .filter(i -> !releaseOnly.contains(inputNames[i]))
+            .map(i -> slots[i])
+            .toArray();
     this.actionLastFired = new Instant[rule.actions().size()];
     this.actionSeq = new long[rule.actions().size()];
     this.evaluations = new long[evaluationLimit];
@@ -73,7 +89,7 @@ final class RuleRuntime implements Inputs {
   }
 
   boolean inputsMeetRequiredQuality() {
-    for (int point : slots) {
+    for (int point : gated) {
       Quality q = points.state(point).quality();
       boolean ok =
           q == Quality.LIVE
@@ -87,7 +103,7 @@ final class RuleRuntime implements Inputs {
   }
 
   boolean allInputsLiveSinceStart() {
-    for (int point : slots) {
+    for (int point : gated) {
       if (!points.liveSinceStart(point)) {
         return false;
       }
@@ -98,7 +114,7 @@ final class RuleRuntime implements Inputs {
   /** Whether the warmup policy is met by the inputs (the deadline is checked by the engine). */
   boolean warmupSatisfiedByInputs() {
     if (rule.warmup() instanceof Warmup.AllInputsKnown) {
-      for (int point : slots) {
+      for (int point : gated) {
         Quality q = points.state(point).quality();
         if (q != Quality.LIVE && q != Quality.STALE) {
           return false;
@@ -112,7 +128,7 @@ final class RuleRuntime implements Inputs {
   /** The newest change among the inputs: arbitration's freshness key. */
   Instant freshness() {
     Instant newest = Instant.EPOCH;
-    for (int point : slots) {
+    for (int point : gated) {
       Instant since = points.state(point).since();
       if (since.isAfter(newest)) {
         newest = since;

@@ -27,7 +27,9 @@ public record MeasureUnit(String symbol, Unit<?> measure) {
     Map<String, Unit<?>> c = new LinkedHashMap<>();
     c.put("degC", Units.CELSIUS);
     // 1 degF = 5/9 K, with its zero at 459.67 degrees Rankine.
-    c.put("degF", Units.KELVIN.multiply(RationalNumber.of(5, 9)).shift(RationalNumber.of(45967, 100)));
+    c.put(
+        "degF",
+        Units.KELVIN.multiply(RationalNumber.of(5, 9)).shift(RationalNumber.of(45967, 100)));
     c.put("K", Units.KELVIN);
     c.put("%", Units.PERCENT);
     c.put("ppm", AbstractUnit.ONE.divide(1_000_000));

@@ -73,22 +73,54 @@ public final class RuleLoader {
   private final YamlFile yaml;
   private final Registry registry;
 
+  private SiteSettings settings = SiteSettings.DEFAULT;
+  private Map<String, io.sentinel.derived.DerivedPoint> generated = new LinkedHashMap<>();
+
   /** Whether the rule being read named an input point the registry lacks. */
   private boolean unresolvedInputs;
 
-  private RuleLoader(YamlFile yaml, Registry registry) {
+  RuleLoader(YamlFile yaml, Registry registry) {
     this.yaml = yaml;
     this.registry = registry;
   }
 
   /** The rules of one file; every problem goes to {@code problems}. */
   public static List<Rule> load(String file, String text, Registry registry, Problems problems) {
-    YamlFile yaml = new YamlFile(file, problems);
-    Optional<Node> root = yaml.parse(text);
-    if (root.isEmpty()) {
-      return List.of();
+    Map<String, io.sentinel.derived.DerivedPoint> generated = new LinkedHashMap<>();
+    List<Rule> rules = load(file, text, registry, SiteSettings.DEFAULT, generated, problems);
+    if (!generated.isEmpty()) {
+      problems.error(
+          "DSL-040",
+          file,
+          0,
+          "",
+          "built-ins ("
+              + String.join(", ", generated.keySet())
+              + ") need the whole site: load it with Site.load");
     }
-    return new RuleLoader(yaml, registry).rules(root.get());
+    return rules;
+  }
+
+  /**
+   * The rules of one file, native and DSL alike (one rule or a list per document, documents
+   * separated by ---). Derived points that DSL built-ins need are added to {@code generated}.
+   */
+  public static List<Rule> load(
+      String file,
+      String text,
+      Registry registry,
+      SiteSettings settings,
+      Map<String, io.sentinel.derived.DerivedPoint> generated,
+      Problems problems) {
+    YamlFile yaml = new YamlFile(file, problems);
+    RuleLoader loader = new RuleLoader(yaml, registry);
+    loader.settings = settings;
+    loader.generated = generated;
+    List<Rule> out = new ArrayList<>();
+    for (Node root : yaml.parseAll(text)) {
+      out.addAll(loader.rules(root));
+    }
+    return out;
   }
 
   /** The rules of an already parsed list node (a revision document's {@code rules:}). */
@@ -98,18 +130,12 @@ public final class RuleLoader {
 
   private List<Rule> rules(Node root) {
     Node list = root;
+    if (DslLoader.isDsl(root)) {
+      return DslLoader.load(yaml, root, registry, settings, generated);
+    }
     if (root instanceof MappingNode) {
-      Optional<Fields> top = yaml.mapping(root, "rule file", "", Set.of("rules", "rule"));
+      Optional<Fields> top = yaml.mapping(root, "rule file", "", Set.of("rules"));
       if (top.isEmpty()) {
-        return List.of();
-      }
-      if (top.get().has("rule")) {
-        yaml.error(
-            root,
-            "RULE-090",
-            "",
-            "this is the DSL rule form (rule:, priority:, when: all/any); this version reads the"
-                + " native form only (a list of rules with id, band, inputs, when)");
         return List.of();
       }
       Optional<Node> rules = top.get().get("rules");
@@ -122,7 +148,16 @@ public final class RuleLoader {
     }
     List<Rule> out = new ArrayList<>();
     yaml.sequence(list, "rules", "")
-        .ifPresent(items -> items.forEach(n -> rule(n).ifPresent(out::add)));
+        .ifPresent(
+            items ->
+                items.forEach(
+                    n -> {
+                      if (DslLoader.isDsl(n)) {
+                        out.addAll(DslLoader.load(yaml, n, registry, settings, generated));
+                      } else {
+                        rule(n).ifPresent(out::add);
+                      }
+                    }));
     return out;
   }
 
@@ -648,7 +683,7 @@ public final class RuleLoader {
         && (name.endsWith(".value") || name.endsWith(".quality"));
   }
 
-  private Optional<InputLoss> inputLoss(Fields f, String id, List<ClaimSpec> claims) {
+  Optional<InputLoss> inputLoss(Fields f, String id, List<ClaimSpec> claims) {
     if (!f.has("on_input_loss")) {
       yaml.error(
           f.node(),
@@ -715,7 +750,7 @@ public final class RuleLoader {
     return value;
   }
 
-  private RequiredQuality requiredQuality(Fields f, String id) {
+  RequiredQuality requiredQuality(Fields f, String id) {
     Optional<String> t =
         f.get("required_quality").flatMap(n -> yaml.text(n, "required_quality", id));
     if (t.isEmpty() || t.get().equals("live")) {
@@ -732,7 +767,7 @@ public final class RuleLoader {
     return RequiredQuality.LIVE;
   }
 
-  private Optional<Warmup> warmup(Fields f, String id) {
+  Optional<Warmup> warmup(Fields f, String id) {
     if (!f.has("warmup")) {
       yaml.error(
           f.node(),

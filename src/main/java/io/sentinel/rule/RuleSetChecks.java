@@ -30,7 +30,8 @@ public final class RuleSetChecks {
   }
 
   private static void conflicts(Rule a, Rule b, Problems problems) {
-    if (a.band() != b.band() || a.id().equals(b.id())) {
+    // Within a band, a different priority is a deliberate order, not a contest.
+    if (a.band() != b.band() || a.priority() != b.priority() || a.id().equals(b.id())) {
       return;
     }
     for (ClaimSpec ca : a.claims()) {

@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -27,6 +29,45 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
 
   public static Optional<Path> registryFile(Path dir) {
     return firstExisting(dir.resolve("points.yaml"), dir.resolve("seeds/points.yaml"));
+  }
+
+  /** {@code site.yaml} (or seeds/site.yaml): time zone and zones; defaults when absent. */
+  static SiteSettings settings(Path dir, Problems problems) {
+    Optional<Path> file = firstExisting(dir.resolve("site.yaml"), dir.resolve("seeds/site.yaml"));
+    if (file.isEmpty()) {
+      return SiteSettings.DEFAULT;
+    }
+    YamlFile yaml = new YamlFile(relative(dir, file.get()), problems);
+    Optional<YamlFile.Fields> f =
+        yaml.parse(read(file.get()))
+            .flatMap(
+                root ->
+                    yaml.mapping(
+                        root,
+                        "site.yaml",
+                        "",
+                        java.util.Set.of("name", "timezone", "zones", "description")));
+    if (f.isEmpty()) {
+      return SiteSettings.DEFAULT;
+    }
+    java.time.ZoneId zone = java.time.ZoneOffset.UTC;
+    Optional<org.snakeyaml.engine.v2.nodes.Node> tzNode = f.get().get("timezone");
+    Optional<String> tz = tzNode.flatMap(n -> yaml.text(n, "timezone", ""));
+    try {
+      zone = tz.map(java.time.ZoneId::of).orElse(zone);
+    } catch (java.time.DateTimeException e) {
+      yaml.error(
+          tzNode.orElseThrow(),
+          "SITE-002",
+          "",
+          "timezone '" + tz.get() + "' is not a time zone (e.g. Europe/London)");
+    }
+    List<String> zones = new ArrayList<>();
+    f.get()
+        .get("zones")
+        .flatMap(n -> yaml.sequence(n, "zones", ""))
+        .ifPresent(l -> l.forEach(z -> yaml.text(z, "zones", "").ifPresent(zones::add)));
+    return new SiteSettings(zone, zones);
   }
 
   public static Optional<Path> derivedFile(Path dir) {
@@ -79,9 +120,21 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
     List<io.sentinel.point.PointSpec> all = new ArrayList<>(points.points().values());
     derived.ordered().forEach(d -> all.add(d.spec()));
     io.sentinel.point.Registry registry = io.sentinel.point.Registry.of(all);
+    SiteSettings settings = settings(dir, problems);
+    Map<String, io.sentinel.derived.DerivedPoint> generated = new LinkedHashMap<>();
     List<Rule> rules = new ArrayList<>();
     for (Path f : files) {
-      rules.addAll(RuleLoader.load(relative(dir, f), read(f), registry, problems));
+      rules.addAll(
+          RuleLoader.load(relative(dir, f), read(f), registry, settings, generated, problems));
+    }
+    // Built-ins of DSL rules (rolling_avg, time_of_day ...) are derived points like any other.
+    if (!generated.isEmpty()) {
+      List<io.sentinel.derived.DerivedPoint> allDerived = new ArrayList<>(derived.ordered());
+      allDerived.addAll(generated.values());
+      derived = new DerivedSet(allDerived);
+      List<io.sentinel.point.PointSpec> withGenerated = new ArrayList<>(registry.points().values());
+      generated.values().forEach(d -> withGenerated.add(d.spec()));
+      registry = io.sentinel.point.Registry.of(withGenerated);
     }
     RuleSetChecks.check(rules, problems);
     String name =

@@ -65,6 +65,30 @@ public final class YamlFile {
     return Optional.empty();
   }
 
+  /**
+   * Every document of the text (separated by ---); a syntax error is reported and ends the list.
+   */
+  public List<Node> parseAll(String text) {
+    LoadSettings settings =
+        LoadSettings.builder()
+            .setLabel(file)
+            .setUseMarks(true)
+            .setMaxAliasesForCollections(50)
+            .build();
+    List<Node> out = new ArrayList<>();
+    try {
+      for (Node n : new Compose(settings).composeAllFromString(text)) {
+        out.add(n);
+      }
+    } catch (MarkedYamlEngineException e) {
+      int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
+      problems.error("YAML-001", file, line, "", "not valid YAML: " + e.getProblem());
+    } catch (YamlEngineException e) {
+      problems.error("YAML-001", file, 0, "", "not valid YAML: " + e.getMessage());
+    }
+    return out;
+  }
+
   public static int line(Node node) {
     return node.getStartMark().map(m -> m.getLine() + 1).orElse(0);
   }

@@ -17,6 +17,7 @@ public record FixtureCase(
     String name,
     Optional<String> rule,
     StartMode start,
+    java.time.Instant startAt,
     List<Given> given,
     Check initial,
     List<Step> steps,
@@ -33,13 +34,21 @@ public record FixtureCase(
       List<Given> set,
       Optional<Toggle> toggle,
       Optional<Boolean> lag,
+      boolean restart,
       Check check,
       SourceRef where) {}
+
+  /**
+   * What arbitration sends to a point: a value, or none (released); optionally which rule won and
+   * the key that decided.
+   */
+  public record Output(
+      Optional<Value> value, Optional<String> rule, Optional<String> decidingKey) {}
 
   /** Expectations at one moment; empty ones are not checked. */
   public record Check(
       Optional<Map<String, Value>> claims,
-      Optional<Map<String, Optional<Value>>> outputs,
+      Optional<Map<String, Output>> outputs,
       Optional<String> state,
       List<Map<String, String>> actions,
       boolean actionsExact,

@@ -35,9 +35,9 @@ public final class FixtureLoader {
           "expect_points",
           "expect_firings");
   private static final Set<String> CASE_KEYS =
-      union(CHECK_KEYS, Set.of("name", "rule", "start", "given", "steps"));
+      union(CHECK_KEYS, Set.of("name", "rule", "start", "start_at", "given", "steps"));
   private static final Set<String> STEP_KEYS =
-      union(CHECK_KEYS, Set.of("at", "set", "lag", "toggle"));
+      union(CHECK_KEYS, Set.of("at", "set", "lag", "toggle", "restart"));
 
   private final YamlFile yaml;
   private final RuleSet ruleSet;
@@ -119,6 +119,7 @@ public final class FixtureLoader {
             name,
             rule,
             start,
+            startAt(f, label),
             given,
             initial,
             steps,
@@ -140,12 +141,41 @@ public final class FixtureLoader {
     List<Given> set = f.get("set").map(n -> points(n, "set", label)).orElse(List.of());
     Optional<Boolean> lag = f.get("lag").flatMap(n -> yaml.bool(n, "lag", label));
     Optional<Toggle> toggle = f.get("toggle").flatMap(n -> toggle(n, label));
+    boolean restart = f.get("restart").flatMap(n -> yaml.bool(n, "restart", label)).orElse(false);
     Check check = check(f, label);
     if (check.claims().isPresent() && !hasRule) {
       yaml.error(node, "FIX-003", "", "expect_claims needs the case's rule");
     }
     return at.map(
-        a -> new Step(a, set, toggle, lag, check, new SourceRef(yaml.file(), YamlFile.line(node))));
+        a ->
+            new Step(
+                a,
+                set,
+                toggle,
+                lag,
+                restart,
+                check,
+                new SourceRef(yaml.file(), YamlFile.line(node))));
+  }
+
+  /**
+   * {@code start_at}: an instant with its offset (2026-03-29T00:30:00Z); else the default start.
+   */
+  private java.time.Instant startAt(Fields f, String label) {
+    Optional<String> text = f.get("start_at").flatMap(n -> yaml.text(n, "start_at", label));
+    if (text.isEmpty()) {
+      return FixtureRunner.START;
+    }
+    try {
+      return java.time.OffsetDateTime.parse(text.get()).toInstant();
+    } catch (java.time.format.DateTimeParseException e) {
+      yaml.error(
+          f.get("start_at").orElseThrow(),
+          "FIX-009",
+          label,
+          "start_at '" + text.get() + "' is not an instant with offset (2026-03-29T00:30:00Z)");
+      return FixtureRunner.START;
+    }
   }
 
   private Optional<Toggle> toggle(Node node, String label) {
@@ -236,7 +266,7 @@ public final class FixtureLoader {
 
   private Check check(Fields f, String label) {
     Optional<Map<String, Value>> claims = f.get("expect_claims").map(n -> claims(n, label));
-    Optional<Map<String, Optional<Value>>> outputs =
+    Optional<Map<String, FixtureCase.Output>> outputs =
         f.get("expect_outputs").map(n -> outputs(n, label));
     Optional<String> state =
         f.get("expect_state").flatMap(n -> yaml.text(n, "expect_state", label));
@@ -295,8 +325,8 @@ public final class FixtureLoader {
     return out;
   }
 
-  private Map<String, Optional<Value>> outputs(Node node, String label) {
-    Map<String, Optional<Value>> out = new LinkedHashMap<>();
+  private Map<String, FixtureCase.Output> outputs(Node node, String label) {
+    Map<String, FixtureCase.Output> out = new LinkedHashMap<>();
     yaml.mapping(node, "expect_outputs", label, Set.of())
         .ifPresent(
             m ->
@@ -304,19 +334,37 @@ public final class FixtureLoader {
                     .forEach(
                         (id, v) ->
                             point(m.keyNode(id), label)
-                                .ifPresent(
-                                    p -> {
-                                      if (YamlFile.isPlain(v)
-                                          && yaml.text(v, id, label)
-                                              .filter("released"::equals)
-                                              .isPresent()) {
-                                        out.put(id, Optional.empty());
-                                      } else {
-                                        ValueReader.read(yaml, v, p, "expected output", label)
-                                            .ifPresent(x -> out.put(id, Optional.of(x)));
-                                      }
-                                    })));
+                                .flatMap(p -> output(p, v, label))
+                                .ifPresent(o -> out.put(id, o))));
     return out;
+  }
+
+  /** {@code released}, a value, or {value, rule, deciding_key}. */
+  private Optional<FixtureCase.Output> output(PointSpec p, Node v, String label) {
+    Optional<String> rule = Optional.empty();
+    Optional<String> key = Optional.empty();
+    Node valueNode = v;
+    if (v instanceof org.snakeyaml.engine.v2.nodes.MappingNode) {
+      Optional<Fields> f =
+          yaml.mapping(v, "expected output", label, Set.of("value", "rule", "deciding_key"));
+      if (f.isEmpty()) {
+        return Optional.empty();
+      }
+      rule = f.get().get("rule").flatMap(n -> yaml.text(n, "rule", label));
+      key = f.get().get("deciding_key").flatMap(n -> yaml.text(n, "deciding_key", label));
+      if (!f.get().has("value")) {
+        return Optional.of(new FixtureCase.Output(Optional.empty(), rule, key));
+      }
+      valueNode = f.get().get("value").orElseThrow();
+    }
+    if (YamlFile.isPlain(valueNode)
+        && yaml.text(valueNode, "value", label).filter("released"::equals).isPresent()) {
+      return Optional.of(new FixtureCase.Output(Optional.empty(), rule, key));
+    }
+    Optional<String> r = rule;
+    Optional<String> k = key;
+    return ValueReader.read(yaml, valueNode, p, "expected output", label)
+        .map(x -> new FixtureCase.Output(Optional.of(x), r, k));
   }
 
   private List<Map<String, String>> records(Node node, String field, String label) {

@@ -31,6 +31,7 @@ import java.util.TreeMap;
  * starts at {@link #START} and moves only as the case says.
  */
 public final class FixtureRunner {
+  /** Where a case's clock starts unless it says {@code start_at}. */
   public static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
 
   private final RuleSet ruleSet;
@@ -49,25 +50,30 @@ public final class FixtureRunner {
   }
 
   public CaseResult run(FixtureCase c) {
-    Engine engine = new Engine(ruleSet, START, c.start(), limits);
+    Instant start = c.startAt();
+    Engine engine = new Engine(ruleSet, start, c.start(), limits);
     List<Sample> samples = new ArrayList<>();
     for (Given g : c.given()) {
       if (g.quality() == Quality.RESTORED) {
-        engine.points().restore(g.pointId(), g.value(), START);
+        engine.points().restore(g.pointId(), g.value(), start);
       } else {
-        samples.add(new Sample(g.pointId(), g.value(), g.quality(), START));
+        samples.add(new Sample(g.pointId(), g.value(), g.quality(), start));
       }
     }
     Run run = new Run(c, engine);
-    run.collect(engine.pass(START, samples, false));
+    run.collect(engine.pass(start, samples, false));
     run.check(c.initial(), Duration.ZERO, c.where().line());
     boolean lag = false;
     for (Step step : c.steps()) {
-      Instant at = START.plus(step.at());
+      Instant at = start.plus(step.at());
       if (step.lag().isPresent() && step.lag().get() != lag) {
         // Lag changes at the step's instant: time up to it passes under the previous state.
-        run.collect(engine.pass(at, List.of(), lag));
+        run.collect(run.engine.pass(at, List.of(), lag));
         lag = step.lag().get();
+      }
+      if (step.restart()) {
+        run.collect(run.engine.pass(at, List.of(), lag));
+        run.engine = restarted(run.engine, at);
       }
       List<Sample> batch = new ArrayList<>();
       for (Given g : step.set()) {
@@ -82,16 +88,34 @@ public final class FixtureRunner {
           until = when;
         }
       }
-      run.collect(engine.pass(until, batch, lag));
-      run.check(step.check(), Duration.between(START, until), step.where().line());
+      run.collect(run.engine.pass(until, batch, lag));
+      run.check(step.check(), Duration.between(start, until), step.where().line());
     }
     return new CaseResult(c, run.failures, run.covered);
+  }
+
+  /**
+   * A restart as the gateway does one: a new engine, cold, with every point's last value restored
+   * (quality restored), the derived points' state and the latches taken back.
+   */
+  private Engine restarted(Engine before, Instant at) {
+    Engine after = new Engine(ruleSet, at, io.sentinel.engine.StartMode.COLD, limits);
+    for (String id : ruleSet.registry().points().keySet()) {
+      before
+          .points()
+          .state(id)
+          .filter(s -> s.value().isPresent())
+          .ifPresent(s -> after.points().restore(id, s.value(), at));
+    }
+    after.restoreDerived(before.derivedSnapshot());
+    after.restoreLatches(before.latchedRules());
+    return after;
   }
 
   /** What one case has seen so far. */
   private final class Run {
     final FixtureCase fixture;
-    final Engine engine;
+    Engine engine;
     final List<String> failures = new ArrayList<>();
     final Set<String> covered = new LinkedHashSet<>();
     final List<ActionFired> actions = new ArrayList<>();
@@ -207,31 +231,37 @@ public final class FixtureRunner {
       }
     }
 
-    private void checkOutput(String where, String point, Optional<Value> expected) {
+    private void checkOutput(String where, String point, FixtureCase.Output expected) {
       Optional<Decision> out = engine.output(point);
-      Optional<Value> actualWinner = out.flatMap(d -> d.winner().map(w -> w.value()));
-      Optional<Value> actualValue = out.flatMap(Decision::value);
-      boolean ok = expected.isEmpty() ? actualWinner.isEmpty() : expected.equals(actualValue);
+      Optional<io.sentinel.arbitration.Claim> winner = out.flatMap(Decision::winner);
+      boolean ok =
+          expected.value().isEmpty()
+              ? winner.isEmpty()
+              : expected.value().equals(out.flatMap(Decision::value));
+      ok &=
+          expected.rule().isEmpty()
+              || expected.rule().equals(winner.map(io.sentinel.arbitration.Claim::ruleId));
+      ok &=
+          expected.decidingKey().isEmpty()
+              || expected.decidingKey().equals(out.map(Decision::decidingKey));
       if (!ok) {
         failures.add(
             where
                 + ": expected output of "
                 + point
                 + " "
-                + expected.map(Value::toString).orElse("released")
+                + expected.value().map(Value::toString).orElse("released")
+                + expected.rule().map(r -> " from " + r).orElse("")
+                + expected.decidingKey().map(k -> " decided by " + k).orElse("")
                 + ", it is "
-                + out.map(
-                        d ->
-                            d.winner()
-                                .map(
-                                    w ->
-                                        w.value()
-                                            + " (rule "
-                                            + w.ruleId()
-                                            + ", "
-                                            + d.decidingKey()
-                                            + ")")
-                                .orElse("released"))
+                + winner
+                    .map(
+                        w ->
+                            w.value()
+                                + " from "
+                                + w.ruleId()
+                                + " decided by "
+                                + out.get().decidingKey())
                     .orElse("released"));
       }
     }

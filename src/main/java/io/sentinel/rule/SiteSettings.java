@@ -1,0 +1,17 @@
+package io.sentinel.rule;
+
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * What a site says about itself in {@code site.yaml}: its time zone (time_of_day) and its zones
+ * (the DSL's {@code zone: court.*} instantiates a rule once per matching zone).
+ */
+public record SiteSettings(ZoneId timeZone, List<String> zones) {
+  public static final SiteSettings DEFAULT = new SiteSettings(ZoneOffset.UTC, List.of());
+
+  public SiteSettings {
+    zones = List.copyOf(zones);
+  }
+}
