@@ -64,6 +64,25 @@ abstract class KindState {
     return when.test(slot -> state);
   }
 
+  /** Half-open windows: what happened exactly at the horizon is out. */
+  static void dropUpTo(Deque<Instant> q, Instant horizon) {
+    while (!q.isEmpty() && !q.peekFirst().isAfter(horizon)) {
+      q.removeFirst();
+    }
+  }
+
+  static List<String> texts(Deque<Instant> q) {
+    return q.stream().map(Instant::toString).toList();
+  }
+
+  @SuppressWarnings("unchecked")
+  static void readInto(Deque<Instant> q, Object saved) {
+    q.clear();
+    if (saved != null) {
+      ((List<String>) saved).forEach(s -> q.addLast(Instant.parse(s)));
+    }
+  }
+
   static Instant instant(Object o) {
     return o == null ? null : Instant.parse((String) o);
   }
@@ -305,10 +324,7 @@ abstract class KindState {
         if (!u.isEnvelope() || !matches(spec.when(), u.state())) {
           continue;
         }
-        Instant horizon = u.at().minus(spec.within());
-        while (!counted.isEmpty() && !counted.peekFirst().isAfter(horizon)) {
-          counted.removeFirst();
-        }
+        dropUpTo(counted, u.at().minus(spec.within()));
         counted.addLast(u.at());
         if (counted.size() >= spec.atLeast()) {
           counted.clear();
@@ -320,15 +336,13 @@ abstract class KindState {
 
     @Override
     void save(Map<String, Object> m) {
-      m.put("counted", counted.stream().map(Instant::toString).toList());
+      m.put("counted", texts(counted));
     }
 
     @Override
     @SuppressWarnings("unchecked")
     void load(Map<String, Object> m, PointType inputType) {
-      counted.clear();
-      ((List<String>) m.getOrDefault("counted", List.of()))
-          .forEach(s -> counted.addLast(Instant.parse(s)));
+      readInto(counted, m.get("counted"));
     }
   }
 
@@ -486,10 +500,7 @@ abstract class KindState {
         if (!u.isEnvelope()) {
           continue;
         }
-        Instant horizon = u.at().minus(spec.per());
-        while (!passed.isEmpty() && !passed.peekFirst().isAfter(horizon)) {
-          passed.removeFirst();
-        }
+        dropUpTo(passed, u.at().minus(spec.per()));
         if (passed.size() < spec.atMost()) {
           passed.addLast(u.at());
           ctx.fire(u.at());
@@ -500,15 +511,13 @@ abstract class KindState {
 
     @Override
     void save(Map<String, Object> m) {
-      m.put("passed", passed.stream().map(Instant::toString).toList());
+      m.put("passed", texts(passed));
     }
 
     @Override
     @SuppressWarnings("unchecked")
     void load(Map<String, Object> m, PointType inputType) {
-      passed.clear();
-      ((List<String>) m.getOrDefault("passed", List.of()))
-          .forEach(s -> passed.addLast(Instant.parse(s)));
+      readInto(passed, m.get("passed"));
     }
   }
 

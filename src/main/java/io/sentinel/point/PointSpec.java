@@ -37,19 +37,75 @@ public record PointSpec(
 
   /** A point with only the essentials, for tests and benchmarks. */
   public static PointSpec of(String id, PointType type, Direction direction) {
+    return computed(id, type, 0, SourceRef.NONE).withDirection(direction);
+  }
+
+  /** A point the gateway computes (derived points): an input with no source, driver or range. */
+  public static PointSpec computed(String id, PointType type, double deadband, SourceRef where) {
+    return new PointSpec(
+        id,
+        type,
+        Direction.IN,
+        deadband,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        where);
+  }
+
+  public PointSpec withDirection(Direction d) {
+    return new PointSpec(
+        id,
+        type,
+        d,
+        deadband,
+        range,
+        staleAfter,
+        unavailableAfter,
+        releaseValue,
+        source,
+        driver,
+        commandMinInterval,
+        pulseMax,
+        where);
+  }
+
+  public PointSpec withRange(Range r) {
     return new PointSpec(
         id,
         type,
         direction,
-        0,
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        SourceRef.NONE);
+        deadband,
+        Optional.of(r),
+        staleAfter,
+        unavailableAfter,
+        releaseValue,
+        source,
+        driver,
+        commandMinInterval,
+        pulseMax,
+        where);
+  }
+
+  public PointSpec withReleaseValue(Value v) {
+    return new PointSpec(
+        id,
+        type,
+        direction,
+        deadband,
+        range,
+        staleAfter,
+        unavailableAfter,
+        Optional.of(v),
+        source,
+        driver,
+        commandMinInterval,
+        pulseMax,
+        where);
   }
 }

@@ -6,7 +6,6 @@ import io.sentinel.derived.DerivedSet;
 import io.sentinel.expr.Compiled;
 import io.sentinel.expr.Condition;
 import io.sentinel.expr.ExpressionCompiler;
-import io.sentinel.point.Direction;
 import io.sentinel.point.MeasureUnit;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointType;
@@ -199,20 +198,8 @@ public final class DerivedLoader {
     double deadband =
         f.get("deadband").flatMap(n -> yaml.number(n, what + " deadband", "")).orElse(0.0);
     PointSpec spec =
-        new PointSpec(
-            e.id(),
-            type,
-            Direction.IN,
-            deadband,
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            new SourceRef(yaml.file(), YamlFile.line(e.key())));
+        PointSpec.computed(
+            e.id(), type, deadband, new SourceRef(yaml.file(), YamlFile.line(e.key())));
     return Optional.of(
         new DerivedPoint(spec, kind.get(), e.reads(), RuleLoader.definitionHash(f.node())));
   }

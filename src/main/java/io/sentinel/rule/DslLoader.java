@@ -5,7 +5,6 @@ import io.sentinel.derived.DerivedPoint;
 import io.sentinel.expr.Compiled;
 import io.sentinel.expr.Condition;
 import io.sentinel.expr.ExpressionCompiler;
-import io.sentinel.point.Direction;
 import io.sentinel.point.MeasureUnit;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointType;
@@ -654,20 +653,7 @@ public final class DslLoader {
   }
 
   private PointSpec generatedSpec(String pointId, PointType type) {
-    return new PointSpec(
-        pointId,
-        type,
-        Direction.IN,
-        0,
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        new SourceRef(yaml.file(), 0));
+    return PointSpec.computed(pointId, type, 0, new SourceRef(yaml.file(), 0));
   }
 
   private Optional<PointSpec> point(String written, Node at) {

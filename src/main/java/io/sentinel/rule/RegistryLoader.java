@@ -149,21 +149,7 @@ public final class RegistryLoader {
             new SourceRef(yaml.file(), YamlFile.line(keyNode)));
     Optional<Value> release =
         f.get("release_value").flatMap(n -> ValueReader.read(yaml, n, base, "release_value", ""));
-    return Optional.of(
-        new PointSpec(
-            id,
-            base.type(),
-            direction,
-            deadband,
-            range,
-            staleAfter,
-            unavailableAfter,
-            release,
-            source,
-            driver,
-            minInterval,
-            pulseMax,
-            base.where()));
+    return Optional.of(release.map(base::withReleaseValue).orElse(base));
   }
 
   private static Optional<PointType> type(YamlFile yaml, Fields f, String what) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sentinel.cli.CliRunner;
 import io.sentinel.engine.EngineLimits;
 import io.sentinel.testing.FixtureSuite;
+import io.sentinel.testing.FixtureTests;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -23,12 +24,7 @@ class DerivedFixturesTest {
   @TestFactory
   Stream<DynamicTest> everyDerivedKindBehavesAsDocumented() {
     assertThat(REPORT.problems()).isEmpty();
-    return REPORT.results().stream()
-        .map(
-            r ->
-                DynamicTest.dynamicTest(
-                    r.fixture().where() + " " + r.fixture().name(),
-                    () -> assertThat(r.failures()).as(r.fixture().name()).isEmpty()));
+    return FixtureTests.cases(REPORT);
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.sentinel.rule.Problem;
 import io.sentinel.rule.RuleSet;
 import io.sentinel.rule.Site;
 import io.sentinel.testing.FixtureSuite;
+import io.sentinel.testing.FixtureTests;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,12 +36,7 @@ class EngineSemanticsTest {
   Stream<DynamicTest> everyFixtureCaseOfTheSemanticsSitePasses() {
     assertThat(REPORT.problems()).noneMatch(Problem::isError);
     assertThat(REPORT.results()).isNotEmpty();
-    return REPORT.results().stream()
-        .map(
-            r ->
-                DynamicTest.dynamicTest(
-                    r.fixture().where() + " " + r.fixture().name(),
-                    () -> assertThat(r.failures()).as(r.fixture().name()).isEmpty()));
+    return FixtureTests.cases(REPORT);
   }
 
   /**

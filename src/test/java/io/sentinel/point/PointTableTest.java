@@ -5,26 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class PointTableTest {
   private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
   private static final PointSpec TEMP =
-      new PointSpec(
-          "t",
-          new PointType.Number(MeasureUnit.parse("degC").orElseThrow()),
-          Direction.IN,
-          0.5,
-          Optional.of(new PointSpec.Range(0, 100)),
-          Optional.empty(),
-          Optional.empty(),
-          Optional.empty(),
-          Optional.empty(),
-          Optional.empty(),
-          Optional.empty(),
-          Optional.empty(),
-          SourceRef.NONE);
+      PointSpec.computed(
+              "t",
+              new PointType.Number(MeasureUnit.parse("degC").orElseThrow()),
+              0.5,
+              SourceRef.NONE)
+          .withRange(new PointSpec.Range(0, 100));
 
   private final PointTable table = new PointTable(Registry.of(List.of(TEMP)), T);
 

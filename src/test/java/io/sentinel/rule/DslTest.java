@@ -3,8 +3,7 @@ package io.sentinel.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sentinel.cli.CliRunner;
-import io.sentinel.engine.EngineLimits;
-import io.sentinel.testing.FixtureSuite;
+import io.sentinel.testing.FixtureTests;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -21,14 +20,7 @@ class DslTest {
   private static final Path OPERATORS = Path.of("src/test/resources/sites/dsl");
 
   private static Stream<DynamicTest> cases(Path site) {
-    FixtureSuite.Report report = FixtureSuite.run(site, EngineLimits.DEFAULT);
-    assertThat(report.problems()).noneMatch(Problem::isError);
-    return report.results().stream()
-        .map(
-            r ->
-                DynamicTest.dynamicTest(
-                    r.fixture().where() + " " + r.fixture().name(),
-                    () -> assertThat(r.failures()).as(r.fixture().name()).isEmpty()));
+    return FixtureTests.cases(FixtureTests.report(site));
   }
 
   @TestFactory

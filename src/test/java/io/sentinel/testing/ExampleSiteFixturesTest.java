@@ -20,12 +20,7 @@ class ExampleSiteFixturesTest {
   @TestFactory
   Stream<DynamicTest> everyFixtureCaseOfTheExampleSitePasses() {
     assertThat(REPORT.problems()).isEmpty();
-    return REPORT.results().stream()
-        .map(
-            r ->
-                DynamicTest.dynamicTest(
-                    r.fixture().where() + " " + r.fixture().name(),
-                    () -> assertThat(r.failures()).as(r.fixture().name()).isEmpty()));
+    return FixtureTests.cases(REPORT);
   }
 
   @Test
