@@ -8,9 +8,12 @@ import io.sentinel.point.Registry;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -176,6 +179,62 @@ class IngestDecoderTest {
     assertThat(problems).extracting(p -> p.spec().id()).containsExactly("a", "b");
     assertThat(problems.get(0).message()).contains("json_path '$.x[*]'");
     assertThat(problems.get(1).message()).contains("one exact topic");
+  }
+
+  @Test
+  void seedPayloadExamples_decodeWithTheirDocumentedPaths() throws Exception {
+    IngestDecoder seeds =
+        IngestDecoder.of(
+            YamlRegistry.of(
+                """
+                points:
+                  hall.temp: { type: number, unit: degC, direction: in, source: { mqtt: {
+                    topic: zigbee2mqtt/hall-sensor, json_path: $.temperature } } }
+                  door.main.closed: { type: bool, direction: in, source: { mqtt: {
+                    topic: zigbee2mqtt/door-main, json_path: $.contact } } }
+                  boiler.ch1.return-temp: { type: number, unit: degC, direction: in, source: {
+                    mqtt: { topic: tele/boiler-probe/SENSOR, json_path: $.DS18B20.Temperature } } }
+                  pump.power: { type: number, unit: W, direction: in, source: { mqtt: {
+                    topic: tele/pump-plug/SENSOR, json_path: "$.ENERGY.Power[0]" } } }
+                  pump.plug: { type: enum, values: ["ON", "OFF"], direction: in, source: { mqtt: {
+                    topic: stat/pump-plug/RESULT, json_path: $.POWER } } }
+                  fan.relay: { type: bool, direction: in, source: { mqtt: {
+                    topic: "shellyplus1pm-a8032ab1/status/switch:0", json_path: $.output } } }
+                  fan.relay-temp: { type: number, unit: degC, direction: in, source: { mqtt: {
+                    topic: "shellyplus1pm-a8032ab1/status/switch:0", json_path: $.temperature.tC } } }
+                """),
+            TOPICS,
+            16384,
+            new ArrayList<>());
+    Map<String, String> files =
+        Map.of(
+            "zigbee2mqtt/hall-sensor", "zigbee2mqtt-climate.json",
+            "zigbee2mqtt/door-main", "zigbee2mqtt-contact.json",
+            "tele/boiler-probe/SENSOR", "tasmota-sensor.json",
+            "tele/pump-plug/SENSOR", "tasmota-energy.json",
+            "stat/pump-plug/RESULT", "tasmota-power.json",
+            "shellyplus1pm-a8032ab1/status/switch:0", "shelly-switch.json");
+    List<Sample> samples = new ArrayList<>();
+    files.forEach(
+        (topic, file) -> {
+          try {
+            var d = seeds.decode(topic, Files.readAllBytes(Path.of("seeds/payloads", file)), AT);
+            assertThat(d.rejections()).as(file).isEmpty();
+            samples.addAll(d.samples());
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
+    assertThat(samples)
+        .extracting(Sample::pointId, Sample::value)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("hall.temp", Value.of(21.5)),
+            org.assertj.core.groups.Tuple.tuple("door.main.closed", Value.TRUE),
+            org.assertj.core.groups.Tuple.tuple("boiler.ch1.return-temp", Value.of(41.3)),
+            org.assertj.core.groups.Tuple.tuple("pump.power", Value.of(118)),
+            org.assertj.core.groups.Tuple.tuple("pump.plug", Value.of("ON")),
+            org.assertj.core.groups.Tuple.tuple("fan.relay", Value.TRUE),
+            org.assertj.core.groups.Tuple.tuple("fan.relay-temp", Value.of(43.1)));
   }
 
   private IngestDecoder.Decoded own(String point, String payload) {
