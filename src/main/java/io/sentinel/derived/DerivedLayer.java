@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +58,7 @@ public final class DerivedLayer {
   // Per-step scratch.
   private final List<List<Update>> updatesOf;
   private final List<Integer> touchedPoints = new ArrayList<>();
+  private final PriorityQueue<Integer> affected = new PriorityQueue<>();
   private final boolean[] queued;
 
   /** A due instant for a derived point (target >= 0) or a watched point (-1 - point index). */
@@ -126,6 +126,9 @@ public final class DerivedLayer {
 
   /** The firings since the last call. */
   public List<Firing> drainFirings() {
+    if (firings.isEmpty()) {
+      return List.of();
+    }
     List<Firing> out = List.copyOf(firings);
     firings.clear();
     return out;
@@ -148,28 +151,50 @@ public final class DerivedLayer {
    * @return the transitions this layer caused (quality changes of watched points, derived values)
    */
   public List<Transition> step(Instant t, List<Sample> samples, List<Transition> transitions) {
+    int[] indexes = new int[samples.size()];
+    Transition[] caused = new Transition[samples.size()];
+    for (int k = 0; k < samples.size(); k++) {
+      indexes[k] = points.indexOf(samples.get(k).pointId());
+      for (Transition tr : transitions) {
+        if (tr.pointId().equals(samples.get(k).pointId())) {
+          caused[k] = tr;
+        }
+      }
+    }
+    return step(t, samples, indexes, caused);
+  }
+
+  /**
+   * The engine's form of {@link #step(Instant, List, List)}: the samples' point positions, and the
+   * transition each sample caused (null for none), so that nothing is looked up twice.
+   */
+  public List<Transition> step(
+      Instant t, List<Sample> samples, int[] indexes, Transition[] caused) {
     List<Transition> out = new ArrayList<>();
-    Map<String, Transition> byPoint = new HashMap<>();
-    transitions.forEach(tr -> byPoint.put(tr.pointId(), tr));
-    for (Sample s : samples) {
-      int p = points.indexOf(s.pointId());
-      Transition tr = byPoint.remove(s.pointId());
-      PointState now = points.state(p);
-      addUpdate(
-          p,
-          new Update(
-              -1,
-              s.value().isPresent() ? s.value() : now.value(),
-              now.quality(),
-              tr != null && tr.valueChanged(),
-              true,
-              t));
-      scheduleWatch(p, t);
+    for (int k = 0; k < samples.size(); k++) {
+      int p = indexes[k];
+      Transition tr = caused[k];
+      if (readers[p].length > 0) {
+        Sample s = samples.get(k);
+        PointState now = points.state(p);
+        addUpdate(
+            p,
+            new Update(
+                -1,
+                s.value().isPresent() ? s.value() : now.value(),
+                now.quality(),
+                tr != null && tr.valueChanged(),
+                true,
+                t));
+      }
+      // A pending watchdog check is earlier than any this sample would set; only a change of
+      // quality can make the point age sooner.
+      if (watchDue[p] == null || tr != null && tr.qualityChanged()) {
+        scheduleWatch(p, t);
+      }
     }
-    for (Transition tr : byPoint.values()) {
-      addUpdate(points.indexOf(tr.pointId()), fromTransition(tr, t, true));
-    }
-    PriorityQueue<Integer> affected = new PriorityQueue<>();
+    PriorityQueue<Integer> affected = this.affected;
+
     while (!timers.isEmpty() && !timers.peek().due().isAfter(t)) {
       Timer timer = timers.poll();
       if (!live(timer)) {
@@ -184,7 +209,9 @@ public final class DerivedLayer {
             .ifPresent(
                 tr -> {
                   out.add(tr);
-                  addUpdate(p, fromTransition(tr, t, false));
+                  if (readers[p].length > 0) {
+                    addUpdate(p, fromTransition(tr, t, false));
+                  }
                 });
         scheduleWatch(p, t);
       }

@@ -111,6 +111,9 @@ public final class Engine {
     }
     for (int i = 0; i < rules.length; i++) {
       RuleRuntime r = new RuleRuntime(list.get(i), i, points, limits.evaluationsPerRule());
+      r.whenTrue = ruleClaims(r.rule);
+      r.onLoss = lossClaims(r.rule);
+      r.failSafe = r.rule.isFailSafe() ? failSafeClaims(r.rule) : Map.of();
       rules[i] = r;
       byId.put(r.rule.id(), r);
       for (int slot = 0; slot < r.slots.length; slot++) {
@@ -142,7 +145,7 @@ public final class Engine {
         if (r.rule.isFailSafe()) {
           // The protective state is the default: asserted from the first instant, before any
           // input is live and before any driver is up.
-          setClaims(r, failSafeClaims(r.rule), start, "fail-safe at start");
+          setClaims(r, r.failSafe, start, "fail-safe at start");
         }
       }
     }
@@ -297,12 +300,23 @@ public final class Engine {
         recheckFlap(timer.point, t);
       }
     }
-    List<Transition> transitions = new ArrayList<>();
-    for (Sample s : samples) {
-      points.apply(s).ifPresent(transitions::add);
+    List<Transition> transitions = new ArrayList<>(samples.size());
+    int[] indexes = new int[samples.size()];
+    Transition[] caused = new Transition[samples.size()];
+    for (int k = 0; k < samples.size(); k++) {
+      Sample s = samples.get(k);
+      indexes[k] = points.indexOf(s.pointId());
+      if (indexes[k] < 0) {
+        throw new IllegalArgumentException("unknown point " + s.pointId());
+      }
+      Optional<Transition> tr = points.apply(indexes[k], s);
+      if (tr.isPresent()) {
+        caused[k] = tr.get();
+        transitions.add(tr.get());
+      }
     }
     // The watchdog and derived points settle before any rule sees the step.
-    transitions.addAll(derived.step(t, samples, List.copyOf(transitions)));
+    transitions.addAll(derived.step(t, samples, indexes, caused));
     out.firings.addAll(derived.drainFirings());
     for (Transition tr : transitions) {
       out.transitions.add(tr);
@@ -473,7 +487,7 @@ public final class Engine {
     }
     if (rule.isFailSafe()) {
       r.state = RuleState.INPUT_LOST;
-      setClaims(r, failSafeClaims(rule), t, "fail-safe on input loss");
+      setClaims(r, r.failSafe, t, "fail-safe on input loss");
     } else if (rule.onInputLoss() instanceof InputLoss.Hold) {
       if (r.state == RuleState.ACTIVE) {
         r.state = RuleState.HOLDING;
@@ -491,7 +505,7 @@ public final class Engine {
       }
     } else {
       r.state = RuleState.INPUT_LOST;
-      setClaims(r, lossClaims(rule), t, "input loss");
+      setClaims(r, r.onLoss, t, "input loss");
     }
     if (firstLoss) {
       event(
@@ -546,7 +560,7 @@ public final class Engine {
     boolean wasTrue = r.lastCondition.orElse(false);
     boolean condition = r.rule.when().test(r);
     r.lastCondition = Optional.of(condition);
-    r.matched = r.rule.when().matched(r);
+    r.matched = condition ? r.rule.when().matched(r) : 0;
     if (!condition) {
       setClaims(r, Map.of(), t, "condition false");
       return;
@@ -555,16 +569,14 @@ public final class Engine {
       r.latched = true;
       event("latch-set", r.rule.id(), "claims held until its hold_until condition holds", t);
     }
-    setClaims(r, ruleClaims(r.rule), t, "condition true");
+    setClaims(r, r.whenTrue, t, "condition true");
     // A claim still wanted is refreshed: expires_in bounds a rule that stopped evaluating.
     for (ClaimSpec c : r.rule.claims()) {
-      c.expiresIn()
-          .ifPresent(
-              d -> {
-                r.expiry.put(c.pointId(), t.plus(d));
-                schedule(t.plus(d), r.index);
-              });
+      if (c.expiresIn().isPresent()) {
+        r.expiry.put(c.pointId(), t.plus(c.expiresIn().get()));
+      }
     }
+    scheduleExpiry(r);
     fireActions(r, t, wasTrue);
   }
 
@@ -596,7 +608,7 @@ public final class Engine {
       RuleRuntime r = byId.get(id);
       if (r != null && r.rule.holdUntil().isPresent() && r.state != RuleState.DISABLED) {
         r.latched = true;
-        setClaims(r, ruleClaims(r.rule), clock, "latch restored");
+        setClaims(r, r.whenTrue, clock, "latch restored");
       }
     }
     settleArbitration(clock);
@@ -660,7 +672,7 @@ public final class Engine {
       r.holdUntil = t.plus(r.rule.holdMax().orElse(Duration.ZERO));
       schedule(r.holdUntil, r.index);
     } else {
-      setClaims(r, lossClaims(r.rule), t, "suspended");
+      setClaims(r, r.onLoss, t, "suspended");
     }
   }
 
@@ -677,6 +689,9 @@ public final class Engine {
   }
 
   private void expireClaims(RuleRuntime r, Instant t) {
+    if (r.expiryTimer != null && !t.isBefore(r.expiryTimer)) {
+      r.expiryTimer = null;
+    }
     if (r.expiry.isEmpty()) {
       return;
     }
@@ -700,18 +715,38 @@ public final class Engine {
             t);
       }
     }
+    scheduleExpiry(r);
+  }
+
+  /**
+   * One pending timer per rule for its claims' expiry: a refresh only moves expiry later, so the
+   * pending timer comes first, finds nothing expired and sets the next one.
+   */
+  private void scheduleExpiry(RuleRuntime r) {
+    if (r.expiry.isEmpty()) {
+      return;
+    }
+    Instant earliest = java.util.Collections.min(r.expiry.values());
+    if (r.expiryTimer == null || earliest.isBefore(r.expiryTimer)) {
+      r.expiryTimer = earliest;
+      schedule(earliest, r.index);
+    }
   }
 
   /** The claim diff: only what changed leaves the rule. */
   private void setClaims(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
+    if (desired.equals(r.held)) {
+      return; // the common case of a re-evaluation with the same answer: nothing leaves the rule
+    }
     Rule rule = r.rule;
-    for (Map.Entry<String, Value> e : List.copyOf(r.held.entrySet())) {
-      if (!desired.containsKey(e.getKey())) {
-        r.held.remove(e.getKey());
-        r.expiry.remove(e.getKey());
-        arbiter.release(rule.id(), e.getKey());
-        claimChanged(
-            new ClaimChange(rule.id(), e.getKey(), rule.band(), Optional.empty(), t, reason));
+    if (!desired.keySet().containsAll(r.held.keySet())) {
+      for (String point : List.copyOf(r.held.keySet())) {
+        if (!desired.containsKey(point)) {
+          r.held.remove(point);
+          r.expiry.remove(point);
+          arbiter.release(rule.id(), point);
+          claimChanged(new ClaimChange(rule.id(), point, rule.band(), Optional.empty(), t, reason));
+        }
       }
     }
     for (Map.Entry<String, Value> e : desired.entrySet()) {

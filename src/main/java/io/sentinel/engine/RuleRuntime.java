@@ -35,6 +35,15 @@ final class RuleRuntime implements Inputs {
   /** The DSL's hold_until latch: set when the rule fires, cleared when its condition holds. */
   boolean latched;
 
+  /** The claims the rule holds when its condition is true, on input loss, as a fail-safe. */
+  Map<String, Value> whenTrue;
+
+  Map<String, Value> onLoss;
+  Map<String, Value> failSafe;
+
+  /** The one pending timer for expires_in, if any. */
+  Instant expiryTimer;
+
   /** The instant of the evaluation under way. */
   Instant now = Instant.EPOCH;
 

@@ -11,11 +11,12 @@ public interface Condition {
   boolean test(Inputs inputs);
 
   /**
-   * How many of the condition's parts hold: arbitration prefers the rule with more matched
-   * conditions when band, priority and freshness tie. A plain expression counts as one part.
+   * How many of the condition's parts hold, asked only when the condition holds: arbitration
+   * prefers the rule with more matched conditions when band, priority and freshness tie. A plain
+   * expression is one part.
    */
   default int matched(Inputs inputs) {
-    return test(inputs) ? 1 : 0;
+    return 1;
   }
 
   /** The names of the declared inputs that the expression references, in declaration order. */

@@ -78,7 +78,11 @@ public final class PointTable {
    * against the last reported value rather than lost step by step.
    */
   public Optional<Transition> apply(Sample sample) {
-    int i = requireIndex(sample.pointId());
+    return apply(requireIndex(sample.pointId()), sample);
+  }
+
+  /** {@link #apply(Sample)} for a caller that already knows the point's position. */
+  public Optional<Transition> apply(int i, Sample sample) {
     PointSpec spec = specs[i];
     Value value = sample.value();
     if (value.isPresent() && !spec.type().accepts(value)) {
