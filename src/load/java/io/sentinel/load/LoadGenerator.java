@@ -48,11 +48,6 @@ public final class LoadGenerator {
     workload.writeSite(siteDir);
     List<String> rows = new ArrayList<>();
 
-    raw(o, run + "-warm", o.rates[0], o.warmupSeconds); // the generator's own JIT warm-up
-    for (int rate : o.rates) {
-      rows.add(raw(o, run, rate, o.seconds).row("raw broker", rate));
-    }
-
     Process gateway = startGateway(o, site, siteDir);
     try {
       Mqtt3AsyncClient publisher = connect(o.broker, "load-pub-" + run);
@@ -84,7 +79,10 @@ public final class LoadGenerator {
       drive(o, publisher, site, workload, current[0], o.rates[0], o.warmupSeconds);
       current[0].drain(Duration.ofSeconds(10));
 
+      // Raw broker and gateway alternate per rate, so both rows of a rate see the same machine.
+      raw(o, run + "-warm", o.rates[0], o.warmupSeconds, gateway.pid());
       for (int rate : o.rates) {
+        rows.add(raw(o, run, rate, o.seconds, gateway.pid()).row("raw broker", rate));
         Phase phase = new Phase();
         current[0] = phase;
         double acceptedBefore = accepted(o);
@@ -107,6 +105,7 @@ public final class LoadGenerator {
     } finally {
       gateway.destroy();
       gateway.waitFor(10, TimeUnit.SECONDS);
+      cleanUp(o, site);
     }
     String report = Phase.HEADER + String.join("\n", rows) + "\n";
     Files.writeString(Path.of("target/load-report.md"), report);
@@ -114,12 +113,14 @@ public final class LoadGenerator {
   }
 
   /** The broker alone: publisher to subscriber through the same broker, same rate, QoS 1. */
-  private static Phase raw(Options o, String run, int rate, int seconds) throws Exception {
+  private static Phase raw(Options o, String run, int rate, int seconds, long idleGateway)
+      throws Exception {
     Mqtt3AsyncClient publisher = connect(o.broker, "raw-pub-" + run);
     Mqtt3AsyncClient subscriber = connect(o.broker, "raw-sub-" + run);
     String prefix = "sentinel-load/" + run + "/raw/";
     Phase phase = new Phase();
     Machine before = Machine.now();
+    long gatewayBefore = cpuTicks(idleGateway);
     Map<Long, Long> sentAt = new ConcurrentHashMap<>();
     subscriber.publishes(
         MqttGlobalPublishFilter.ALL,
@@ -154,6 +155,7 @@ public final class LoadGenerator {
     long elapsed = System.nanoTime() - t0;
     phase.brokerThroughput = phase.received.get() / (elapsed / 1e9);
     phase.machine = before.until(Machine.now(), elapsed);
+    phase.gatewayCpu = (cpuTicks(idleGateway) - gatewayBefore) / 100.0 / (elapsed / 1e9) * 100;
     publisher.disconnect().join();
     subscriber.disconnect().join();
     return phase;
@@ -236,6 +238,28 @@ public final class LoadGenerator {
       throw new IllegalStateException("the gateway did not come online: target/load-gateway.log");
     }
     probe.disconnect().join();
+  }
+
+  /**
+   * Leaves the broker as it was: the run's retained claims and status cleared, the gateway's
+   * persistent session ended (a clean-session connect with its client id).
+   */
+  private static void cleanUp(Options o, String site) {
+    Mqtt3AsyncClient c = connect(o.broker, "load-clean-" + site);
+    java.util.Set<String> retained = ConcurrentHashMap.newKeySet();
+    c.publishes(MqttGlobalPublishFilter.ALL, p -> retained.add(p.getTopic().toString()));
+    c.subscribeWith().topicFilter("sentinel/" + site + "/#").send().join();
+    long seen = -1;
+    while (seen != retained.size()) {
+      seen = retained.size();
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+    }
+    c.unsubscribeWith().topicFilter("sentinel/" + site + "/#").send().join();
+    for (String topic : retained) {
+      c.publishWith().topic(topic).retain(true).qos(MqttQos.AT_LEAST_ONCE).send().join();
+    }
+    c.disconnect().join();
+    connect(o.broker, "sentinel-" + site).disconnect().join();
   }
 
   private static Mqtt3AsyncClient connect(String url, String id) {
@@ -373,7 +397,7 @@ public final class LoadGenerator {
           latencyMicros.getValueAtPercentile(99.9) / 1000.0,
           latencyMicros.getMaxValue() / 1000.0,
           raw ? brokerThroughput : gatewayThroughput,
-          raw ? "-" : String.format(Locale.ROOT, "%.1f", gatewayCpu),
+          String.format(Locale.ROOT, raw ? "(idle) %.1f" : "%.1f", gatewayCpu),
           raw ? "-" : String.format(Locale.ROOT, "%.2f", gatewayCpu / (rate / 1000.0)),
           raw ? "-" : String.format(Locale.ROOT, "%.0f", rss),
           raw ? "-" : String.format(Locale.ROOT, "%.0f", hwm),
