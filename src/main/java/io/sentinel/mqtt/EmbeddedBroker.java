@@ -1,5 +1,6 @@
 package io.sentinel.mqtt;
 
+import io.moquette.BrokerConstants;
 import io.moquette.broker.Server;
 import io.moquette.broker.config.FluentConfig;
 import io.moquette.broker.config.IConfig;
@@ -65,6 +66,9 @@ public final class EmbeddedBroker implements AutoCloseable {
             .bufferFlushMillis(FluentConfig.BufferFlushKind.IMMEDIATE)
             .build();
     config.setProperty(IConfig.NETTY_MAX_BYTES_PROPERTY_NAME, Integer.toString(MAX_MESSAGE_BYTES));
+    // mosquitto_pub and mosquitto_sub connect with an empty client id (MQTT 3.1.1 allows it with
+    // a clean session); Moquette refuses that unless told.
+    config.setProperty(BrokerConstants.ALLOW_ZERO_BYTE_CLIENT_ID_PROPERTY_NAME, "true");
     Server server = new Server();
     try {
       server.startServer(config, List.of(new Observer(published)));

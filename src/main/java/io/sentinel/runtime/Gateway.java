@@ -123,7 +123,14 @@ public class Gateway {
   private volatile boolean running;
 
   void onStart(@Observes StartupEvent event) {
-    start();
+    try {
+      start();
+    } catch (RuntimeException e) {
+      // Said here, once and plainly: the command line's exit handler does not print the failure.
+      LOG.error(e.getMessage());
+      stop();
+      throw e;
+    }
   }
 
   void onStop(@Observes ShutdownEvent event) {
@@ -237,7 +244,7 @@ public class Gateway {
         topics.site());
   }
 
-  private void stop() {
+  private synchronized void stop() {
     running = false;
     if (loop != null) {
       loop.stop();
@@ -247,6 +254,7 @@ public class Gateway {
     }
     if (broker != null) {
       broker.close();
+      broker = null;
     }
   }
 

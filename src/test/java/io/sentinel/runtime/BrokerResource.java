@@ -132,7 +132,14 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
       url = "tcp://127.0.0.1:1883";
     }
     BrokerClient recorder = new BrokerClient(url, "recorder-" + site, true);
-    recorder.subscribe("sentinel/" + site + "/#");
+    // What the gateway publishes; not points/, where the test's devices publish.
+    String root = "sentinel/" + site + "/";
+    recorder.subscribe(
+        root + "status",
+        root + "commands/#",
+        root + "claims/#",
+        root + "events/#",
+        root + "self/#");
     broker = new Broker(url, site, recorder, embedded, embedded == null ? -1 : embedded.port());
     broker.seenByBroker.addAll(early);
     Map<String, String> config = new HashMap<>();

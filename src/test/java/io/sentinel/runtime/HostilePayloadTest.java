@@ -72,10 +72,16 @@ class HostilePayloadTest {
       sent.add(device.publishAsync(hostile[0], payload, false));
       if ((i + 1) % WINDOW == 0) {
         // A broker queues a bounded number of messages per subscriber (Mosquitto: 1000) and drops
-        // the rest: a device that floods faster than its subscribers read loses messages in the
-        // broker. The fuzzer keeps within that window, as a well-behaved flood would not.
+        // the rest: a flood faster than its subscribers read (the gateway, and this test's
+        // recorder of the gateway's events) is lost in the broker. The fuzzer keeps within that.
         int published = i + 1;
-        await().atMost(Duration.ofSeconds(30)).until(() -> gateway.rejectedTotal() >= published);
+        String events = broker.topic("events/ingest-rejected");
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    gateway.rejectedTotal() >= published
+                        && broker.recorder().on(events).size() >= published);
       }
     }
     CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).join();
