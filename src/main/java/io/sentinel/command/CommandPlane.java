@@ -229,7 +229,7 @@ public final class CommandPlane {
             "interlock-unenforced",
             s.spec.id(),
             "interlock command not delivered within "
-                + settings.interlockBound()
+                + human(settings.interlockBound())
                 + (s.driver.ready() ? "" : ": driver " + s.driver.name() + " is not ready"),
             now);
         selfPoints.add(new SelfPoint(unenforcedName(s), Value.TRUE, now));
@@ -243,7 +243,7 @@ public final class CommandPlane {
                 + ", not "
                 + s.convergeTo
                 + ", "
-                + settings.convergenceBound()
+                + human(settings.convergenceBound())
                 + " after command "
                 + s.convergeCommand,
             now);
@@ -385,6 +385,15 @@ public final class CommandPlane {
       s.interlockSince = now;
       schedule(now.plus(settings.interlockBound()), s);
     }
+  }
+
+  /** 500ms, 5s, 2m: how a site writes durations. */
+  private static String human(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
   }
 
   private static String unenforcedName(Slot s) {

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
       // The test's own clients reconnect first: a command the gateway sends on its reconnect
       // must find the observer subscribed again (an in-memory broker forgets subscriptions).
       @ResourceArg(name = "sentinel.mqtt.reconnect-initial", value = "1s"),
-      @ResourceArg(name = "sentinel.mqtt.reconnect-max", value = "2s")
+      @ResourceArg(name = "sentinel.mqtt.reconnect-max", value = "2s"),
+      @ResourceArg(name = "sentinel.command.interlock-bound", value = "1s")
     })
 class BrokerRestartTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -88,6 +89,47 @@ class BrokerRestartTest {
     assertThat(vent)
         .extracting(c -> c.getString("command_id").replaceAll(".*/", ""))
         .containsExactly("1", "2", "3", "4");
+    device.close();
+  }
+
+  @Test
+  void interlockSensorGoesQuietWhileTheBrokerIsAway_unenforcedEscalated_enforcedAfterRestart()
+      throws Exception {
+    await().atMost(WAIT).until(gateway::connected);
+    BrokerClient device = broker.client("sensor");
+    device.publish(broker.topic("points/zone.6.temp"), "20");
+    List<JsonObject> heater = awaitDistinctValue("zone.6.heater", true, 2);
+    assertThat(heater.get(0).getString("band")).isEqualTo("interlock");
+    assertThat(heater.get(1).getString("kind")).isEqualTo("release");
+
+    // No sample for 1 s: the sensor turns stale, the fail-safe asserts its value again, and the
+    // command cannot leave while the broker is away: escalated after the 1 s bound.
+    broker.stopEmbedded();
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                gateway
+                    .loop()
+                    .inspect(p -> p.status("zone.6.heater").orElseThrow().interlockUnenforced())
+                    .get());
+    broker.startEmbedded();
+
+    heater = awaitDistinctValue("zone.6.heater", false, 3);
+    assertThat(heater.get(2).getString("band")).isEqualTo("interlock");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(broker.seenByBroker(broker.topic("events/interlock-unenforced")))
+                  .hasSize(1);
+              assertThat(broker.seenByBroker(broker.topic("events/interlock-enforced"))).hasSize(1);
+              List<BrokerClient.Received> self =
+                  broker.seenByBroker(
+                      broker.topic("self/point.zone.6.heater.interlock-unenforced"));
+              assertThat(self).isNotEmpty();
+              assertThat(self.get(self.size() - 1).json().getValue("value")).isEqualTo(false);
+            });
     device.close();
   }
 
