@@ -1,5 +1,6 @@
 package io.sentinel.bench;
 
+import io.sentinel.derived.DerivedSet;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.EngineLimits;
@@ -7,10 +8,13 @@ import io.sentinel.engine.PassResult;
 import io.sentinel.engine.RuleState;
 import io.sentinel.engine.RuleStatus;
 import io.sentinel.engine.StartMode;
+import io.sentinel.point.PointSpec;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Registry;
 import io.sentinel.point.Sample;
+import io.sentinel.point.Transition;
 import io.sentinel.point.Value;
+import io.sentinel.rule.DerivedLoader;
 import io.sentinel.rule.Problem;
 import io.sentinel.rule.Problems;
 import io.sentinel.rule.RegistryLoader;
@@ -22,12 +26,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -58,6 +65,21 @@ import org.openjdk.jmh.infra.Blackhole;
  * expires_in. The inputs that rules read are watched (stale_after, unavailable_after), so the
  * staleness watchdog of the derived layer runs on every sample, as on a real site; the stream
  * samples them often enough never to age. The other inputs are monitoring points that report once.
+ *
+ * <p>The parameter {@code derived} adds, at {@code 1000}, a {@code derived.yaml} of 1,000 derived
+ * points over the inputs that rules read, loaded by {@link DerivedLoader} and merged into the
+ * registry the rules are loaded against, as {@code Site.load} does: 400 hysteresis (2 degC either
+ * side of the rules' threshold), 200 rolling_avg (5 s), 150 debounce, 100 rate (10 s), 25 each of
+ * count, absence, dedupe and throttle, and 50 derived of derived (debounce of a hysteresis,
+ * hysteresis of a rolling_avg). Every third rule (334) reads one instead of a raw input: its slot a
+ * becomes a hysteresis (the condition tests the bool), a rolling_avg, a rate (tests its sign) or a
+ * debounce of a hysteresis, or its switch b becomes a debounce or an absence. The points, the
+ * stream, and the rules' ids, bands, triggers and claims are the same as with {@code 0}. Debounce
+ * ({@code stable_for: 10ms}) and absence ({@code within: 50ms}) are set in the stream's compressed
+ * time, like the limits below: in the 100-sample shapes each input changes every 23 ms on average,
+ * so a debounce of seconds would never settle and its rules would never leave warmup. The windows
+ * of rolling_avg and rate keep their real length: in those shapes they hold about 220 and 430
+ * samples each.
  *
  * <p>A measured op is one {@code pass}: {@code now} advances by 1 ms, and the samples of the pass
  * are one of (the parameter {@code shape}):
@@ -124,8 +146,13 @@ public class EnginePassBenchmark {
     @Param({"100-same", "100-spread", "1"})
     public String shape;
 
+    /** Derived points in the site: none, or 1,000 over the inputs that rules read. */
+    @Param({"0", "1000"})
+    public int derived;
+
     private Engine engine;
     private Stream stream;
+    private SiteModel model;
     private Instant now;
 
     /** Self points (rule suspended, point flapping) seen: the limits tripped if any. */
@@ -133,7 +160,7 @@ public class EnginePassBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-      SiteModel model = SiteModel.build();
+      model = SiteModel.build(derived);
       RuleSet ruleSet = model.load();
       int batch = shape.startsWith("100") ? 100 : 1;
       stream = Stream.build(model, batch, batch == 100 ? 2048 : 100_000, 20250106L);
@@ -141,7 +168,9 @@ public class EnginePassBenchmark {
       now = START;
 
       // Cold start, then every input live once (the prime values are where the ring leaves each
-      // point, so the ring follows on seamlessly): every rule leaves warmup.
+      // point, so the ring follows on seamlessly): every rule that reads only raw inputs leaves
+      // warmup; one that reads a debounce leaves it once the debounce has settled, in the lap
+      // below.
       now = now.plusNanos(PASS_NANOS);
       List<Sample> prime = new ArrayList<>();
       for (int p = 0; p < model.inputIds.length; p++) {
@@ -149,23 +178,35 @@ public class EnginePassBenchmark {
       }
       engine.pass(now, prime, false);
       List<RuleStatus> notActive =
-          engine.statuses().stream().filter(s -> s.state() != RuleState.ACTIVE).toList();
+          engine.statuses().stream()
+              .filter(s -> s.state() != RuleState.ACTIVE)
+              .filter(s -> !model.readsDerived.contains(s.ruleId()))
+              .toList();
       if (!notActive.isEmpty()) {
         throw new IllegalStateException(
             notActive.size() + " rules not active after priming, e.g. " + notActive.get(0));
       }
 
-      // One lap of the ring (and past the longest expires_in), so that timers, claim tables and
-      // the flap lists are at their steady size before JMH's own warmup begins; it also says what
-      // a pass does on average.
-      long passes = Math.max(stream.batches(), 5_000);
+      // One lap of the ring and past the longest window (rate, 10 s) and expires_in (2 s), so that
+      // timers, claim tables, flap lists and the derived points' windows are at their steady size
+      // before JMH's own warmup begins; it also says what a pass does on average.
+      long passes = Math.max(stream.batches(), 12_000);
       long transitions = 0;
+      long derivedTransitions = 0;
+      long firings = 0;
       long claimChanges = 0;
       long decisions = 0;
       Map<String, Integer> events = new TreeMap<>();
       for (long i = 0; i < passes; i++) {
         PassResult r = pass();
-        transitions += r.transitions().size();
+        for (Transition t : r.transitions()) {
+          if (model.derivedIds.contains(t.pointId())) {
+            derivedTransitions++;
+          } else {
+            transitions++;
+          }
+        }
+        firings += r.firings().size();
         claimChanges += r.claimChanges().size();
         decisions += r.decisions().size();
         for (ControlEvent e : r.events()) {
@@ -185,15 +226,28 @@ public class EnginePassBenchmark {
         }
       }
       System.out.printf(Locale.ROOT, "%n[site] rule mix: %s", mix);
+      if (derived > 0) {
+        System.out.printf(
+            Locale.ROOT,
+            "%n[site] %d derived points %s; %d rules read one, of kinds %s",
+            ruleSet.derived().ordered().size(),
+            model.derivedMix,
+            model.readsDerived.size(),
+            model.readMix);
+      }
       System.out.printf(
           Locale.ROOT,
-          "%n[site] %d points, %d rules, %d inputs read by rules; shape %s: per pass %.2f"
-              + " transitions, %.2f claim changes, %.2f decisions; events over %d passes: %s%n",
-          model.pointCount,
+          "%n[site] %d points, %d rules, %d inputs read by rules; shape %s, derived %d: per pass"
+              + " %.2f transitions of inputs, %.2f of derived points, %.2f firings, %.2f claim"
+              + " changes, %.2f decisions; events over %d passes: %s%n",
+          ruleSet.registry().points().size(),
           ruleSet.rules().size(),
           model.hotInputs.length,
           shape,
+          derived,
           transitions / (double) passes,
+          derivedTransitions / (double) passes,
+          firings / (double) passes,
           claimChanges / (double) passes,
           decisions / (double) passes,
           passes,
@@ -215,8 +269,17 @@ public class EnginePassBenchmark {
         throw new IllegalStateException(
             selfPoints + " self points (suspended rule or flapping point): the limits tripped");
       }
+      // In shape 1 an input reports every 2.3 s on average, so a 5 s rolling_avg is now and then
+      // empty (unavailable) and the rules reading it lose their input until the next sample: the
+      // site working as written, not a limit. Any other state than active is a failure.
       List<RuleStatus> off =
-          engine.statuses().stream().filter(s -> s.state() != RuleState.ACTIVE).toList();
+          engine.statuses().stream()
+              .filter(s -> s.state() != RuleState.ACTIVE)
+              .filter(
+                  s ->
+                      !(s.state() == RuleState.INPUT_LOST || s.state() == RuleState.HOLDING)
+                          || !model.readsDerived.contains(s.ruleId()))
+              .toList();
       if (!off.isEmpty()) {
         throw new IllegalStateException(
             off.size() + " rules left the active state (limits tripped?), e.g. " + off.get(0));
@@ -252,7 +315,7 @@ public class EnginePassBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-      stream = Stream.build(SiteModel.build(), 100, 2048, 20250106L);
+      stream = Stream.build(SiteModel.build(0), 100, 2048, 20250106L);
     }
   }
 
@@ -274,23 +337,72 @@ public class EnginePassBenchmark {
     /** Inputs read by several rules (an outdoor temperature and the like). */
     static final String[] SHARED = {"z000.temp-39", "z001.temp-39", "z002.temp-39", "z003.temp-39"};
 
+    /**
+     * The derived points of a site with 1,000 of them, by kind. "derived-of-derived" are debounces
+     * of a hysteresis and hystereses of a rolling_avg; the points they read count in their own
+     * kinds.
+     */
+    static final Map<String, Integer> DERIVED_MIX = new LinkedHashMap<>();
+
+    static {
+      DERIVED_MIX.put("hysteresis", 400);
+      DERIVED_MIX.put("rolling_avg", 200);
+      DERIVED_MIX.put("debounce", 150);
+      DERIVED_MIX.put("rate", 100);
+      DERIVED_MIX.put("count", 25);
+      DERIVED_MIX.put("absence", 25);
+      DERIVED_MIX.put("dedupe", 25);
+      DERIVED_MIX.put("throttle", 25);
+      DERIVED_MIX.put("derived-of-derived", 50);
+    }
+
+    /** What a rule that reads a derived point reads instead of a raw input. */
+    enum Read {
+      HYSTERESIS,
+      ROLLING_AVG,
+      DEBOUNCE,
+      RATE,
+      DEBOUNCED_HYSTERESIS,
+      ABSENCE
+    }
+
+    final int derivedCount;
     final StringBuilder points = new StringBuilder("points:\n");
     final StringBuilder rules = new StringBuilder();
     final Map<String, Double> centre = new LinkedHashMap<>();
     final List<String> inputs = new ArrayList<>();
     final LinkedHashSet<String> read = new LinkedHashSet<>();
+
+    /** Derived point id to its flow mapping in derived.yaml. */
+    final Map<String, String> derivedDefs = new LinkedHashMap<>();
+
+    final Map<String, Integer> derivedMix = new LinkedHashMap<>();
+    final Map<String, Integer> readMix = new TreeMap<>();
+    final Set<String> derivedIds = new HashSet<>();
+    final Set<String> readsDerived = new HashSet<>();
     int pointCount;
     String[] inputIds;
     String[] hotInputs;
     boolean[] hotIsBool;
     double[] hotCentre;
 
-    static SiteModel build() {
-      SiteModel m = new SiteModel();
+    private SiteModel(int derivedCount) {
+      if (derivedCount != 0 && derivedCount != 1000) {
+        throw new IllegalArgumentException("derived is 0 or 1000, not " + derivedCount);
+      }
+      this.derivedCount = derivedCount;
+      DERIVED_MIX.keySet().forEach(k -> derivedMix.put(k, 0));
+    }
+
+    static SiteModel build(int derivedCount) {
+      SiteModel m = new SiteModel(derivedCount);
       for (int i = 0; i < ZONES * RULES_PER_ZONE; i++) {
         m.writeRule(i);
       }
       m.writePoints();
+      if (derivedCount > 0) {
+        m.fillDerived();
+      }
       m.inputIds = m.inputs.toArray(String[]::new);
       m.hotInputs = m.read.toArray(String[]::new);
       m.hotIsBool = new boolean[m.hotInputs.length];
@@ -303,21 +415,50 @@ public class EnginePassBenchmark {
       return m;
     }
 
+    String derivedYaml() {
+      StringBuilder y = new StringBuilder("derived:\n");
+      derivedDefs.forEach(
+          (id, def) -> y.append("  ").append(id).append(": ").append(def).append('\n'));
+      return y.toString();
+    }
+
+    /**
+     * Through the real loaders, as {@code Site.load} does: the registry, the derived points over
+     * it, one registry holding both for the rules, then the rule-set checks.
+     */
     RuleSet load() {
       Problems problems = new Problems();
-      Registry registry = RegistryLoader.load("points.yaml", points.toString(), problems);
+      Registry base = RegistryLoader.load("points.yaml", points.toString(), problems);
+      DerivedSet derivedSet =
+          derivedCount == 0
+              ? DerivedSet.EMPTY
+              : DerivedLoader.load("derived.yaml", derivedYaml(), base, problems);
+      List<PointSpec> all = new ArrayList<>(base.points().values());
+      derivedSet.ordered().forEach(d -> all.add(d.spec()));
+      Registry registry = Registry.of(all);
       List<Rule> list = RuleLoader.load("rules/site.yaml", rules.toString(), registry, problems);
       RuleSetChecks.check(list, problems);
-      List<Problem> all = problems.sorted();
-      if (!all.isEmpty()) {
+      List<Problem> found = problems.sorted();
+      if (!found.isEmpty()) {
         throw new IllegalStateException(
-            all.size() + " problems in the generated site, first: " + all.get(0).format());
+            found.size() + " problems in the generated site, first: " + found.get(0).format());
       }
-      if (registry.points().size() != pointCount || list.size() != ZONES * RULES_PER_ZONE) {
+      if (base.points().size() != pointCount
+          || derivedSet.ordered().size() != derivedCount
+          || registry.points().size() != pointCount + derivedCount
+          || list.size() != ZONES * RULES_PER_ZONE) {
         throw new IllegalStateException(
-            registry.points().size() + " points, " + list.size() + " rules loaded");
+            base.points().size()
+                + " points, "
+                + derivedSet.ordered().size()
+                + " derived points, "
+                + list.size()
+                + " rules loaded");
       }
-      return new RuleSet(registry, list);
+      if (derivedCount > 0 && !derivedMix.equals(DERIVED_MIX)) {
+        throw new IllegalStateException("derived mix " + derivedMix + " instead of " + DERIVED_MIX);
+      }
+      return new RuleSet(registry, list, derivedSet);
     }
 
     static String zone(int z) {
@@ -380,6 +521,186 @@ public class EnginePassBenchmark {
       pointCount = ZONES * (TEMPS + SWITCHES + RULES_PER_ZONE);
     }
 
+    private static String above(boolean high, boolean rate, double t) {
+      return high ? "a.value" : rate ? "a.value > 0" : "a.value > " + num(t);
+    }
+
+    private static String below(boolean high, boolean rate, double t) {
+      return high ? "not a.value" : rate ? "a.value < 0" : "a.value < " + num(t);
+    }
+
+    /**
+     * The derived point that the j-th rule reading one reads: hysteresis (4 in 10), rolling_avg
+     * (2), debounce (1, of the switch b when the rule has one), rate (1), debounce of a hysteresis
+     * (1), absence on the switch b (1).
+     */
+    private static Read derivedRead(int j) {
+      return switch (j % 10) {
+        case 0, 1, 2, 3 -> Read.HYSTERESIS;
+        case 4, 5 -> Read.ROLLING_AVG;
+        case 6 -> Read.DEBOUNCE;
+        case 7 -> Read.RATE;
+        case 8 -> Read.DEBOUNCED_HYSTERESIS;
+        default -> Read.ABSENCE;
+      };
+    }
+
+    private String readDerived(Read reads, String input) {
+      return switch (reads) {
+        case HYSTERESIS -> hysteresis(input);
+        case ROLLING_AVG -> rollingAvg(input);
+        case DEBOUNCE -> debounce(input);
+        case RATE -> rate(input);
+        case DEBOUNCED_HYSTERESIS -> debounce(hysteresis(input));
+        case ABSENCE -> absence(input);
+      };
+    }
+
+    private boolean full(String kind) {
+      return derivedMix.get(kind) >= DERIVED_MIX.get(kind);
+    }
+
+    /** Adds a derived point unless it is there already; its id either way. */
+    private String define(String kind, String id, String definition) {
+      if (derivedDefs.putIfAbsent(id, definition) == null) {
+        derivedMix.merge(kind, 1, Integer::sum);
+        derivedIds.add(id);
+      }
+      return id;
+    }
+
+    /**
+     * On/off 2 degC either side of the input's centre, where the rules' thresholds lie (0.3 degC
+     * for a hysteresis of a rolling_avg, which moves less).
+     */
+    private String hysteresis(String of) {
+      boolean ofAverage = of.endsWith(".avg");
+      double c = centreOf(ofAverage ? of.substring(0, of.length() - 4) : of);
+      double half = ofAverage ? 0.3 : 2;
+      return define(
+          ofAverage ? "derived-of-derived" : "hysteresis",
+          of + ".hyst",
+          "{ kind: hysteresis, of: "
+              + of
+              + ", on_above: "
+              + num(c + half)
+              + ", off_below: "
+              + num(c - half)
+              + " }");
+    }
+
+    /**
+     * 10 ms: in the 100-sample shapes an input changes every 23 ms on average, so a debounce of
+     * seconds would never settle (and its rules never leave warmup); this one passes about two
+     * changes in three and drops the others.
+     */
+    private String debounce(String of) {
+      return define(
+          derivedIds.contains(of) ? "derived-of-derived" : "debounce",
+          of + ".deb",
+          "{ kind: debounce, of: " + of + ", stable_for: 10ms }");
+    }
+
+    private String rollingAvg(String of) {
+      return define(
+          "rolling_avg",
+          of + ".avg",
+          "{ kind: rolling_avg, of: " + of + ", window: 5s, deadband: 0.1 }");
+    }
+
+    private String rate(String of) {
+      return define("rate", of + ".rate", "{ kind: rate, of: " + of + ", window: 10s }");
+    }
+
+    private String count(String of) {
+      return define(
+          "count",
+          of + ".count",
+          "{ kind: count, of: " + of + ", when: \"value == true\", at_least: 3, within: 10s }");
+    }
+
+    private String absence(String of) {
+      return define(
+          "absence",
+          of + ".absent",
+          "{ kind: absence, of: " + of + ", when: \"value == true\", within: 50ms }");
+    }
+
+    private String dedupe(String of) {
+      return define("dedupe", of + ".dedupe", "{ kind: dedupe, of: " + of + ", within: 1s }");
+    }
+
+    private String throttle(String of) {
+      return define(
+          "throttle", of + ".throttle", "{ kind: throttle, of: " + of + ", at_most: 2, per: 1s }");
+    }
+
+    /**
+     * The derived points no rule reads (dashboards, notifications, other derived points), up to
+     * {@link #DERIVED_MIX}: over the inputs that rules read, drawn in a seeded-random order.
+     */
+    private void fillDerived() {
+      List<String> numbers = read.stream().filter(centre::containsKey).toList();
+      List<String> switches = read.stream().filter(id -> !centre.containsKey(id)).toList();
+      List<String> anyInput = new ArrayList<>(switches);
+      anyInput.addAll(numbers);
+      fill("hysteresis", numbers, 1, this::hysteresis);
+      fill("rolling_avg", numbers, 2, this::rollingAvg);
+      fill("debounce", anyInput, 3, this::debounce);
+      fill("rate", numbers, 4, this::rate);
+      fill("count", switches, 5, this::count);
+      fill("absence", switches, 6, this::absence);
+      fill("dedupe", numbers, 7, this::dedupe);
+      fill("throttle", numbers, 8, this::throttle);
+      // Derived of derived: debounces of hystereses and hystereses of rolling averages, in turn.
+      List<String> hystereses =
+          derivedIds.stream()
+              .filter(id -> id.endsWith(".hyst") && !id.contains(".avg"))
+              .sorted()
+              .toList();
+      List<String> averages =
+          derivedIds.stream().filter(id -> id.endsWith(".avg")).sorted().toList();
+      List<String> second = new ArrayList<>();
+      List<String> h = shuffled(hystereses, 9);
+      List<String> v = shuffled(averages, 10);
+      for (int n = 0; n < Math.max(h.size(), v.size()); n++) {
+        if (n < h.size()) {
+          second.add(h.get(n));
+        }
+        if (n < v.size()) {
+          second.add(v.get(n));
+        }
+      }
+      fill(
+          "derived-of-derived",
+          second,
+          0,
+          id -> id.endsWith(".avg") ? hysteresis(id) : debounce(id));
+    }
+
+    private void fill(
+        String kind,
+        List<String> pool,
+        long seed,
+        java.util.function.Function<String, String> add) {
+      for (String of : seed == 0 ? pool : shuffled(pool, seed)) {
+        if (full(kind)) {
+          return;
+        }
+        add.apply(of);
+      }
+      if (!full(kind)) {
+        throw new IllegalStateException(
+            "not enough inputs for " + DERIVED_MIX.get(kind) + " " + kind);
+      }
+    }
+
+    private static List<String> shuffled(List<String> list, long seed) {
+      List<String> copy = new ArrayList<>(list);
+      Collections.shuffle(copy, new Random(seed));
+      return copy;
+    }
+
     private static String num(double d) {
       return d == Math.rint(d) ? Long.toString((long) d) : String.format(Locale.ROOT, "%.1f", d);
     }
@@ -399,9 +720,48 @@ public class EnginePassBenchmark {
       double tc = centreOf(c);
       double to = centreOf(o);
       boolean interlock = i % 10 == 9;
+      int s = Math.floorMod(i * 31 + 7, 100);
       StringBuilder r = rules;
 
+      // The raw inputs, in the order that makes the stream (the same with or without derived
+      // points), and what this rule reads instead of a or b when it reads a derived point.
       Map<String, String> in = new LinkedHashMap<>();
+      in.put("a", a);
+      if (interlock || s >= 45) {
+        in.put("c", c);
+      }
+      if (!interlock && s < 75) {
+        in.put("b", b);
+      }
+      if (!interlock && s >= 90) {
+        in.put("o", o);
+      }
+      read.addAll(in.values());
+      // The a - c form needs a number in degC in a; an absence or a debounce of a switch needs b.
+      Read reads = derivedCount > 0 && i % 3 == 0 ? derivedRead(i / 3) : null;
+      boolean needsDegC = !interlock && s >= 75 && s < 90;
+      if (reads == Read.ABSENCE && (!in.containsKey("b") || full("absence"))
+          || reads == Read.DEBOUNCED_HYSTERESIS && full("derived-of-derived")) {
+        reads = Read.HYSTERESIS;
+      }
+      if (needsDegC && reads != null && reads != Read.DEBOUNCE) {
+        reads = Read.ROLLING_AVG;
+      }
+      if (interlock && reads == Read.RATE) {
+        reads = Read.ROLLING_AVG;
+      }
+      if (reads != null) {
+        String slot =
+            (reads == Read.ABSENCE || reads == Read.DEBOUNCE) && in.containsKey("b") ? "b" : "a";
+        in.put(slot, readDerived(reads, in.get(slot)));
+        readsDerived.add(zone(z) + (interlock ? ".interlock-" : ".rule-") + k);
+        readMix.merge(reads.name().toLowerCase(Locale.ROOT), 1, Integer::sum);
+      }
+      // How the condition reads a: a number (raw, rolling_avg, debounce), a bool that is true
+      // above the threshold (hysteresis) or a number that is positive while a rises (rate).
+      boolean aHigh = reads == Read.HYSTERESIS || reads == Read.DEBOUNCED_HYSTERESIS;
+      boolean aRate = reads == Read.RATE;
+
       String when;
       String band;
       String claimPoint;
@@ -411,37 +771,31 @@ public class EnginePassBenchmark {
         int m = i / 10;
         claimPoint = m % 2 == 0 ? output(z, 3) : output(z, 2);
         claimBool = m % 2 == 1;
-        in.put("a", a);
-        in.put("c", c);
-        when = "a.value >= " + fahrenheit(ta) + " degF or c.value >= " + num(tc);
+        when =
+            (aHigh ? "a.value" : "a.value >= " + fahrenheit(ta) + " degF")
+                + " or c.value >= "
+                + num(tc);
         band = "interlock";
       } else {
         claimPoint = output(z, k);
         claimBool = k % 2 == 0;
-        int s = Math.floorMod(i * 31 + 7, 100);
         if (s < 45) {
-          in.put("a", a);
-          in.put("b", b);
           when =
               k % 2 == 0
-                  ? "a.value > " + num(ta) + " and b.value == false"
-                  : "b.value and a.value < " + num(ta);
+                  ? above(aHigh, aRate, ta) + " and b.value == false"
+                  : "b.value and " + below(aHigh, aRate, ta);
         } else if (s < 75) {
-          in.put("a", a);
-          in.put("c", c);
-          in.put("b", b);
-          when = "(a.value > " + num(ta) + " or c.value >= " + num(tc) + " degC) and not b.value";
+          when =
+              "("
+                  + above(aHigh, aRate, ta)
+                  + " or c.value >= "
+                  + num(tc)
+                  + " degC) and not b.value";
         } else if (s < 90) {
-          in.put("a", a);
-          in.put("c", c);
           when = "a.value - c.value > " + num(ta - tc) + " and a.value < 90";
         } else {
-          in.put("a", a);
-          in.put("c", c);
-          in.put("o", o);
           when =
-              "a.value < "
-                  + num(ta)
+              below(aHigh, aRate, ta)
                   + " and o.value < "
                   + num(to)
                   + " and c.value <= "
@@ -456,7 +810,6 @@ public class EnginePassBenchmark {
                     ? "operator"
                     : h < 30 ? "orchestration" : h < 88 ? "automation" : "ambient";
       }
-      read.addAll(in.values());
 
       r.append("- id: ").append(zone(z)).append(interlock ? ".interlock-" : ".rule-").append(k);
       r.append("\n  band: ").append(band).append('\n');

@@ -51,6 +51,10 @@ public final class DerivedLayer {
   private final long[] generation;
   private final long[] seq;
   private final Instant[] watchDue;
+
+  /** The due instant of each derived point's pending timer, if any. */
+  private final Instant[] scheduledDue;
+
   private final PriorityQueue<Timer> timers =
       new PriorityQueue<>(Comparator.comparing(Timer::due).thenComparingInt(Timer::target));
   private final List<Firing> firings = new ArrayList<>();
@@ -73,6 +77,7 @@ public final class DerivedLayer {
     inputsOf = new int[n][];
     states = new KindState[n];
     generation = new long[n];
+    scheduledDue = new Instant[n];
     seq = new long[n];
     queued = new boolean[n];
     List<List<Integer>> readerLists = new ArrayList<>();
@@ -201,6 +206,7 @@ public final class DerivedLayer {
         continue;
       }
       if (timer.target() >= 0) {
+        scheduledDue[timer.target()] = null;
         enqueue(affected, timer.target());
       } else {
         int p = -1 - timer.target();
@@ -275,7 +281,8 @@ public final class DerivedLayer {
     if (result == null) {
       return Optional.empty();
     }
-    return points.apply(new Sample(derived[d].id(), result.value(), result.quality(), t));
+    return points.apply(
+        pointOf[d], new Sample(derived[d].id(), result.value(), result.quality(), t));
   }
 
   private KindState.Context context(int d) {
@@ -311,10 +318,12 @@ public final class DerivedLayer {
     };
   }
 
+  /** A new timer only when the due instant moved: the pending one is still good otherwise. */
   private void scheduleState(int d) {
     Instant due = states[d].due;
-    if (due != null) {
+    if (due != null && !due.equals(scheduledDue[d])) {
       timers.add(new Timer(due, d));
+      scheduledDue[d] = due;
     }
   }
 

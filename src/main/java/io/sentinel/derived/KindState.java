@@ -216,6 +216,13 @@ abstract class KindState {
     private final boolean rate;
     private final Deque<double[]> samples = new ArrayDeque<>(); // {epoch millis, value}
 
+    /**
+     * The running sum of the window's values. It is part of the saved state, so a restored window
+     * adds and subtracts exactly as one that never stopped (a recomputed sum could differ in its
+     * last bits, and batching must never change a value).
+     */
+    private double sum;
+
     WindowState(Duration window, boolean rate) {
       this.window = window;
       this.rate = rate;
@@ -226,11 +233,15 @@ abstract class KindState {
       for (Update u : updates) {
         if (u.quality() == Quality.LIVE && u.value() instanceof Value.Num n) {
           samples.addLast(new double[] {u.at().toEpochMilli(), n.value()});
+          sum += n.value();
         }
       }
       long horizon = t.minus(window).toEpochMilli();
       while (!samples.isEmpty() && samples.peekFirst()[0] <= horizon) {
-        samples.removeFirst();
+        sum -= samples.removeFirst()[1];
+      }
+      if (samples.isEmpty()) {
+        sum = 0;
       }
       due =
           samples.isEmpty()
@@ -247,10 +258,6 @@ abstract class KindState {
       if (samples.isEmpty()) {
         return new Out(Value.ABSENT, Quality.UNAVAILABLE);
       }
-      double sum = 0;
-      for (double[] s : samples) {
-        sum += s[1];
-      }
       return new Out(Value.of(sum / samples.size()), ctx.quality());
     }
 
@@ -259,6 +266,7 @@ abstract class KindState {
       List<List<Double>> list = new ArrayList<>();
       samples.forEach(s -> list.add(List.of(s[0], s[1])));
       m.put("samples", list);
+      m.put("sum", sum);
       m.put("due", text(due));
     }
 
@@ -269,6 +277,7 @@ abstract class KindState {
       for (List<Number> s : (List<List<Number>>) m.getOrDefault("samples", List.of())) {
         samples.addLast(new double[] {s.get(0).doubleValue(), s.get(1).doubleValue()});
       }
+      sum = ((Number) m.getOrDefault("sum", 0.0)).doubleValue();
       due = instant(m.get("due"));
     }
   }
