@@ -67,7 +67,8 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
         .get("zones")
         .flatMap(n -> yaml.sequence(n, "zones", ""))
         .ifPresent(l -> l.forEach(z -> yaml.text(z, "zones", "").ifPresent(zones::add)));
-    return new SiteSettings(zone, zones);
+    Optional<String> name = f.get().get("name").flatMap(n -> yaml.text(n, "name", ""));
+    return new SiteSettings(name, zone, zones);
   }
 
   public static Optional<Path> derivedFile(Path dir) {
@@ -138,9 +139,13 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
     }
     RuleSetChecks.check(rules, problems);
     String name =
-        Optional.ofNullable(dir.toAbsolutePath().normalize().getFileName())
-            .map(Path::toString)
-            .orElse("site");
+        settings
+            .name()
+            .orElseGet(
+                () ->
+                    Optional.ofNullable(dir.toAbsolutePath().normalize().getFileName())
+                        .map(Path::toString)
+                        .orElse("site"));
     Optional<Site> site =
         problems.hasErrors()
             ? Optional.empty()

@@ -155,11 +155,21 @@ public class Gateway {
     if (mqttUrl.filter(u -> !u.isBlank()).isPresent()) {
       brokerUrl = mqttUrl.get().trim();
     } else {
-      broker = EmbeddedBroker.start(embeddedHost, embeddedPort);
-      brokerUrl = broker.url();
-      LOG.infof(
-          "SEN-003 no sentinel.mqtt.url: embedded MQTT broker on %s (publish samples to %s<id>)",
-          brokerUrl, topics.pointPrefix());
+      try {
+        broker = EmbeddedBroker.start(embeddedHost, embeddedPort);
+        brokerUrl = broker.url();
+        LOG.infof(
+            "SEN-003 no sentinel.mqtt.url: embedded MQTT broker on %s (publish samples to %s<id>)",
+            brokerUrl, topics.pointPrefix());
+      } catch (EmbeddedBroker.PortInUseException e) {
+        // A broker already listens where the embedded one would: that is the machine's broker,
+        // which is what an operator who configured nothing expects the gateway to use.
+        brokerUrl = "tcp://" + embeddedHost + ":" + embeddedPort;
+        LOG.infof(
+            "SEN-005 no sentinel.mqtt.url and %s:%d is taken: using the broker already there (set"
+                + " sentinel.mqtt.url / SENTINEL_MQTT_URL to choose another)",
+            embeddedHost, embeddedPort);
+      }
     }
     EngineLimits defaults = EngineLimits.DEFAULT;
     EngineLimits limits =
