@@ -142,7 +142,13 @@ public class Gateway {
     site = loadSite(Path.of(siteDir));
     topics = new Topics(siteName.filter(s -> !s.isBlank()).orElse(site.name()));
     List<IngestDecoder.SourceProblem> sourceProblems = new ArrayList<>();
-    decoder = IngestDecoder.of(site.ruleSet().registry(), topics, maxPayloadBytes, sourceProblems);
+    // Derived points are computed here: a sample for one from outside is an unknown point.
+    io.sentinel.point.Registry ingestible =
+        io.sentinel.point.Registry.of(
+            site.ruleSet().registry().points().values().stream()
+                .filter(p -> !site.ruleSet().derived().contains(p.id()))
+                .toList());
+    decoder = IngestDecoder.of(ingestible, topics, maxPayloadBytes, sourceProblems);
     if (!sourceProblems.isEmpty()) {
       sourceProblems.forEach(
           p ->

@@ -161,6 +161,19 @@ class ExampleSiteGatewayTest {
     assertThat(http(ready)).contains("\"status\": \"UP\"");
   }
 
+  @Test
+  @Order(8)
+  void derivedPoint_isComputedHere_aSampleForItFromOutsideIsRejected() {
+    device().publish(broker.topic("points/door.main.left-open"), "true");
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(http(metrics))
+                    .contains("sentinel_ingest_rejected_total{reason=\"unknown-point\"} 1.0"));
+  }
+
   private BrokerClient device;
 
   private BrokerClient device() {
