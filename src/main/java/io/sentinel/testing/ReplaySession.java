@@ -28,6 +28,13 @@ public final class ReplaySession {
   private final Engine engine;
   private final List<CommandIntent> commands = new ArrayList<>();
   private final Map<String, Integer> skipped = new TreeMap<>();
+  private PassListener listener = (t, r) -> {};
+
+  /** Sees every pass the session runs, at the pass's instant (the audit trail of a replay). */
+  @FunctionalInterface
+  public interface PassListener {
+    void passed(Instant at, PassResult result);
+  }
 
   public ReplaySession(RuleSet ruleSet, Instant start, EngineLimits limits) {
     this.ruleSet = ruleSet;
@@ -37,6 +44,10 @@ public final class ReplaySession {
   /** The engine, to restore state before the first {@link #feed} or to read its outputs. */
   public Engine engine() {
     return engine;
+  }
+
+  public void listen(PassListener listener) {
+    this.listener = listener;
   }
 
   /** Runs every timer due before {@code t}, then a pass at {@code t} with these observations. */
@@ -82,5 +93,6 @@ public final class ReplaySession {
     }
     PassResult r = engine.pass(t, samples, false);
     commands.addAll(CommandIntent.of(t, r, id -> ruleSet.rule(id).map(Rule::band)));
+    listener.passed(t, r);
   }
 }

@@ -90,7 +90,13 @@ public final class ExampleSiteDay {
 
   /** Runs the day through the site's rules; the flow follows the burner the engine commands. */
   public static Day run(RuleSet ruleSet) {
+    return run(ruleSet, session -> {});
+  }
+
+  /** As {@link #run(RuleSet)}, after {@code prepare} has had the session (to listen to passes). */
+  public static Day run(RuleSet ruleSet, java.util.function.Consumer<ReplaySession> prepare) {
     ReplaySession session = new ReplaySession(ruleSet, START, EngineLimits.DEFAULT);
+    prepare.accept(session);
     Random noise = new Random(20261102L);
     List<LoggedObservation> log = new ArrayList<>();
     double flow = 21.0;
