@@ -28,12 +28,15 @@ public final class ReplaySession {
   private final Engine engine;
   private final List<CommandIntent> commands = new ArrayList<>();
   private final Map<String, Integer> skipped = new TreeMap<>();
-  private PassListener listener = (t, r) -> {};
+  private PassListener listener = (t, fed, r) -> {};
 
-  /** Sees every pass the session runs, at the pass's instant (the audit trail of a replay). */
+  /**
+   * Sees every pass the session runs, at the pass's instant, with the observations fed to it (to
+   * log a scripted run, or to audit a replay).
+   */
   @FunctionalInterface
   public interface PassListener {
-    void passed(Instant at, PassResult result);
+    void passed(Instant at, List<Observation> fed, PassResult result);
   }
 
   public ReplaySession(RuleSet ruleSet, Instant start, EngineLimits limits) {
@@ -53,9 +56,11 @@ public final class ReplaySession {
   /** Runs every timer due before {@code t}, then a pass at {@code t} with these observations. */
   public void feed(Instant t, List<Observation> observations) {
     List<Sample> batch = new ArrayList<>();
+    List<Observation> fed = new ArrayList<>();
     for (Observation o : observations) {
       if (fits(o)) {
         batch.add(new Sample(o.pointId(), o.value(), o.quality(), t));
+        fed.add(o);
       } else {
         skipped.merge(o.pointId(), 1, Integer::sum);
       }
@@ -63,9 +68,9 @@ public final class ReplaySession {
     for (Optional<Instant> due = engine.nextDue();
         due.isPresent() && due.get().isBefore(t);
         due = engine.nextDue()) {
-      pass(due.get(), List.of());
+      pass(due.get(), List.of(), List.of());
     }
-    pass(t, batch);
+    pass(t, batch, fed);
   }
 
   /** The commands asked for so far, in order. */
@@ -87,12 +92,12 @@ public final class ReplaySession {
         && (!o.value().isPresent() || spec.get().type().accepts(o.value()));
   }
 
-  private void pass(Instant t, List<Sample> samples) {
+  private void pass(Instant t, List<Sample> samples, List<Observation> fed) {
     if (t.isBefore(engine.clock())) {
       return;
     }
     PassResult r = engine.pass(t, samples, false);
     commands.addAll(CommandIntent.of(t, r, id -> ruleSet.rule(id).map(Rule::band)));
-    listener.passed(t, r);
+    listener.passed(t, fed, r);
   }
 }

@@ -28,7 +28,8 @@ class AuditChainTest {
           AuditTrail trail =
               new AuditTrail(
                   rules, 1, id -> session.engine().points().state(id), session.engine()::decision);
-          session.listen((t, r) -> trail.entries(t, r).forEach(e -> chain.add(head.append(e))));
+          session.listen(
+              (t, fed, r) -> trail.entries(t, r).forEach(e -> chain.add(head.append(e))));
         });
   }
 
