@@ -133,6 +133,10 @@ public final class Journal implements AutoCloseable {
   private final Thread thread;
   private final AtomicLong nextSeq;
   private volatile long durableSeq;
+
+  /** Offers handled either way: kept (durable) or counted lost; what flush and drain wait for. */
+  private volatile long settledSeq;
+
   private volatile long lastOffered;
   private volatile boolean running = true;
   private volatile boolean degraded;
@@ -163,6 +167,7 @@ public final class Journal implements AutoCloseable {
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
     this.nextSeq = new AtomicLong(lastSeq + 1);
     this.durableSeq = lastSeq;
+    this.settledSeq = lastSeq;
     this.lastOffered = lastSeq;
     this.degraded = !spool.isEmpty();
     this.thread = new Thread(this::run, "sentinel-journal");
@@ -300,6 +305,11 @@ public final class Journal implements AutoCloseable {
     return enqueue(new RowsItem(List.of(history), List.of(), seq), 1);
   }
 
+  /** A sequence number for the journal's own event, taken under the lock offers take. */
+  private synchronized long ownSeq() {
+    return nextSeq.getAndIncrement();
+  }
+
   private long enqueue(Item item, int seqs) {
     offered++;
     if (!queue.offer(item)) {
@@ -326,24 +336,24 @@ public final class Journal implements AutoCloseable {
     return new Stats(offered, written, spooled, lost.get(), durableSeq, degraded, spool.bytes());
   }
 
-  /** Waits until everything offered so far is durable; false on timeout. */
+  /** Waits until everything offered so far is durable (or counted lost); false on timeout. */
   public boolean flush(Duration timeout) {
     long target = lastOffered;
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (durableSeq < target && System.nanoTime() < deadline) {
+    while (settledSeq < target && System.nanoTime() < deadline) {
       java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
     }
-    return durableSeq >= target;
+    return settledSeq >= target;
   }
 
   /** Waits until the spool is drained into PostgreSQL too; false on timeout. */
   public boolean drain(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while ((degraded || !queue.isEmpty() || durableSeq < lastOffered)
+    while ((degraded || !queue.isEmpty() || settledSeq < lastOffered)
         && System.nanoTime() < deadline) {
       java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
     }
-    return !degraded && durableSeq >= lastOffered;
+    return !degraded && settledSeq >= lastOffered;
   }
 
   @Override
@@ -414,28 +424,41 @@ public final class Journal implements AutoCloseable {
   }
 
   private void handle(List<io.sentinel.store.Row> rows) throws IOException {
+    handle(rows, true);
+  }
+
+  /**
+   * Rows of offers, in the order they were offered (so their highest number is the durable mark
+   * once they are kept), or the journal's own event ({@code marks} false).
+   */
+  private void handle(List<io.sentinel.store.Row> rows, boolean marks) throws IOException {
     if (rows.isEmpty()) {
       return;
     }
-    long last = maxSeq(rows);
     if (!degraded && spool.isEmpty()) {
       try {
         writer.write(rows);
         written += rows.size();
-        durableSeq = Math.max(durableSeq, last);
+        if (marks) {
+          durableSeq = Math.max(durableSeq, maxSeq(rows));
+          settledSeq = Math.max(settledSeq, durableSeq);
+        }
         return;
       } catch (RowWriter.WriteFailed e) {
         degrade(e.getMessage());
       }
     }
-    toSpool(rows);
+    toSpool(rows, marks);
   }
 
-  private void toSpool(List<io.sentinel.store.Row> rows) throws IOException {
+  private void toSpool(List<io.sentinel.store.Row> rows, boolean marks) throws IOException {
     int taken = spool.append(rows);
     spooled += taken;
-    if (taken > 0) {
+    if (taken > 0 && marks) {
       durableSeq = Math.max(durableSeq, maxSeq(rows.subList(0, taken)));
+    }
+    if (marks) {
+      settledSeq = Math.max(settledSeq, maxSeq(rows));
     }
     if (taken < rows.size()) {
       long n = lost.addAndGet(rows.size() - taken);
@@ -496,7 +519,7 @@ public final class Journal implements AutoCloseable {
     LOG.infof("SEN-DB-031 %s", message);
     ControlEvent e = new ControlEvent("journal-recovered", "journal", message, now);
     alarms.raised(e, new SelfPoint("journal.degraded", Value.FALSE, now));
-    handle(List.of(Rows.event(nextSeq.getAndIncrement(), e)));
+    handleOwn(Rows.event(ownSeq(), e));
     if (overflowing) {
       settle();
     }
@@ -504,7 +527,15 @@ public final class Journal implements AutoCloseable {
 
   /** The journal's own event goes the way of the rows around it, so the log keeps its order. */
   private void spoolOwn(ControlEvent e) throws IOException {
-    toSpool(List.of(Rows.event(nextSeq.getAndIncrement(), e)));
+    toSpool(List.of(Rows.event(ownSeq(), e)), false);
+  }
+
+  /**
+   * The journal's own event, written like any batch but without moving the durable mark: its number
+   * may lie past offers still queued.
+   */
+  private void handleOwn(io.sentinel.store.Row row) throws IOException {
+    handle(List.of(row), false);
   }
 
   private void overflow(String why, long lostSoFar) {
@@ -530,11 +561,11 @@ public final class Journal implements AutoCloseable {
     LOG.warnf("SEN-DB-033 %s", message);
     ControlEvent e = new ControlEvent("journal-lost", "journal", message, now);
     alarms.raised(e, new SelfPoint("journal.overflow", Value.FALSE, now));
-    List<io.sentinel.store.Row> row = List.of(Rows.event(nextSeq.getAndIncrement(), e));
+    io.sentinel.store.Row row = Rows.event(ownSeq(), e);
     if (degraded || !spool.isEmpty()) {
-      spool.append(row);
+      spool.append(List.of(row));
     } else {
-      handle(row);
+      handleOwn(row);
     }
   }
 

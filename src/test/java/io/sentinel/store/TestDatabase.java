@@ -48,6 +48,11 @@ public final class TestDatabase implements AutoCloseable {
     sql(url, statement);
   }
 
+  /** Runs a statement on the server's maintenance database (to shut the test's database out). */
+  public void executeOnServer(String statement) {
+    sql(server, statement);
+  }
+
   public long count(String query) {
     try (Connection c = connect(url);
         Statement s = c.createStatement();
@@ -86,6 +91,7 @@ public final class TestDatabase implements AutoCloseable {
     }
     DbUrl url = DbUrl.parse("postgresql://postgres@127.0.0.1:5432/postgres");
     try (Connection c = connect(url)) {
+      c.isValid(1);
       return Optional.of(url);
     } catch (SQLException e) {
       return Optional.empty();
