@@ -509,20 +509,32 @@ public final class Journal implements AutoCloseable {
     spoolOwn(e);
   }
 
+  /**
+   * The spool is drained: the journal's recovery (and any loss it counted) is written first, and
+   * only then does it say it has recovered, so whoever waits for {@link #drain} finds them logged.
+   */
   private void recover() throws IOException {
     if (!degraded) {
       return;
     }
-    degraded = false;
     Instant now = clock.instant();
     String message = "PostgreSQL takes batches again: the spool is drained, in order";
-    LOG.infof("SEN-DB-031 %s", message);
     ControlEvent e = new ControlEvent("journal-recovered", "journal", message, now);
-    alarms.raised(e, new SelfPoint("journal.degraded", Value.FALSE, now));
-    handleOwn(Rows.event(ownSeq(), e));
+    List<io.sentinel.store.Row> own = new ArrayList<>();
+    own.add(Rows.event(ownSeq(), e));
     if (overflowing) {
-      settle();
+      own.add(Rows.event(ownSeq(), settled()));
     }
+    try {
+      writer.write(own);
+    } catch (RowWriter.WriteFailed failed) {
+      spool.append(own);
+      nextAttempt = now.plus(settings.retryEvery());
+      return;
+    }
+    LOG.infof("SEN-DB-031 %s", message);
+    alarms.raised(e, new SelfPoint("journal.degraded", Value.FALSE, now));
+    degraded = false;
   }
 
   /** The journal's own event goes the way of the rows around it, so the log keeps its order. */
@@ -553,6 +565,16 @@ public final class Journal implements AutoCloseable {
 
   /** Room again: the loss goes into the log itself, with its count. */
   private void settle() throws IOException {
+    io.sentinel.store.Row row = Rows.event(ownSeq(), settled());
+    if (degraded || !spool.isEmpty()) {
+      spool.append(List.of(row));
+    } else {
+      handleOwn(row);
+    }
+  }
+
+  /** Ends an overflow: says it, and returns the journal-lost event with the count. */
+  private ControlEvent settled() {
     overflowing = false;
     long n = lost.get() - lostReported;
     lostReported = lost.get();
@@ -561,12 +583,7 @@ public final class Journal implements AutoCloseable {
     LOG.warnf("SEN-DB-033 %s", message);
     ControlEvent e = new ControlEvent("journal-lost", "journal", message, now);
     alarms.raised(e, new SelfPoint("journal.overflow", Value.FALSE, now));
-    io.sentinel.store.Row row = Rows.event(ownSeq(), e);
-    if (degraded || !spool.isEmpty()) {
-      spool.append(List.of(row));
-    } else {
-      handleOwn(row);
-    }
+    return e;
   }
 
   /** Daily: partitions for the days ahead, and retention. Only while PostgreSQL answers. */
