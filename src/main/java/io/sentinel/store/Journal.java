@@ -327,6 +327,11 @@ public final class Journal implements AutoCloseable {
     return durableSeq;
   }
 
+  /** Offers waiting for the writer (a load generator keeps below the capacity with it). */
+  public int backlog() {
+    return queue.size();
+  }
+
   /** Whether PostgreSQL is behind (rows are going to the spool). */
   public boolean degraded() {
     return degraded;
