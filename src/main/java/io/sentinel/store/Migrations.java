@@ -5,7 +5,7 @@ import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * Brings a database's schema to this build's version with Flyway (src/main/resources/db/migration;
- * docs/adr/0003-flyway-migrations.md). Runs over JDBC once at start; nothing else uses JDBC.
+ * docs/adr/0002-flyway-migrations.md). Runs over JDBC once at start; nothing else uses JDBC.
  */
 public final class Migrations {
   private Migrations() {}

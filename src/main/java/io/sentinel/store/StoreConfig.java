@@ -15,11 +15,9 @@ public record StoreConfig(
     Path embeddedBinariesDir,
     Journal.Settings journal) {
 
-  /** The folder the gateway keeps its own files in: ~/.sentinel, or /var/lib/sentinel as root. */
+  /** The folder the gateway keeps its own files in, outside any site folder: ~/.sentinel. */
   public static Path home() {
-    return EmbeddedDatabase.isRoot()
-        ? Path.of("/var/lib/sentinel")
-        : Path.of(System.getProperty("user.home"), ".sentinel");
+    return Path.of(System.getProperty("user.home"), ".sentinel");
   }
 
   public static StoreConfig from(Config c) {
