@@ -77,7 +77,7 @@ public final class AuditTrail {
               cycle,
               c.at(),
               c.reason(),
-              Map.of("claimed", plain(c.value().orElseThrow()))));
+              Map.of("claimed", c.value().orElseThrow().toPlain())));
     }
     for (ActionFired a : result.actions()) {
       Rule rule = ruleSet.rule(a.ruleId()).orElseThrow();
@@ -162,7 +162,8 @@ public final class AuditTrail {
     return m;
   }
 
-  private static List<Map<String, Object>> contenders(Decision d) {
+  /** Every claim on the point, in arbitration order, as the log keeps it. */
+  public static List<Map<String, Object>> contenders(Decision d) {
     List<Map<String, Object>> out = new ArrayList<>();
     for (Claim c : d.contenders()) {
       Map<String, Object> m = new LinkedHashMap<>();
@@ -173,10 +174,6 @@ public final class AuditTrail {
       out.add(m);
     }
     return out;
-  }
-
-  private static Object plain(io.sentinel.point.Value v) {
-    return v.toPlain();
   }
 
   /** The device behind a point: its driver ({@code gpio:17}, {@code mqtt:<topic or point>}). */

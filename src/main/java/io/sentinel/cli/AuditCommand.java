@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -35,10 +36,7 @@ public final class AuditCommand {
         description = "where to write (default: standard output)")
     Optional<Path> output;
 
-    @Option(
-        names = "--db",
-        description = "a postgresql:// URL (default: SENTINEL_DB_URL, else the embedded database)")
-    Optional<String> db;
+    @Mixin DatabaseOption database;
 
     @Spec CommandSpec spec;
 
@@ -46,7 +44,7 @@ public final class AuditCommand {
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       long[] n = {0};
-      try (Databases dbs = Databases.open(db);
+      try (Databases dbs = database.open();
           Writer file =
               output.isPresent()
                   ? Files.newBufferedWriter(output.get(), StandardCharsets.UTF_8)
@@ -84,10 +82,7 @@ public final class AuditCommand {
         description = "an export (default: the database's audit log)")
     Optional<Path> file;
 
-    @Option(
-        names = "--db",
-        description = "a postgresql:// URL (default: SENTINEL_DB_URL, else the embedded database)")
-    Optional<String> db;
+    @Mixin DatabaseOption database;
 
     @Spec CommandSpec spec;
 
@@ -118,7 +113,7 @@ public final class AuditCommand {
         }
       } else {
         List<AuditVerifier.Item> items = new ArrayList<>();
-        try (Databases dbs = Databases.open(db)) {
+        try (Databases dbs = database.open()) {
           dbs.history()
               .audit(
                   l ->

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -70,10 +71,7 @@ public final class ReplayCommand implements Callable<Integer> {
       defaultValue = "1s")
   String tolerance;
 
-  @Option(
-      names = "--db",
-      description = "a postgresql:// URL (default: SENTINEL_DB_URL, else the embedded database)")
-  Optional<String> db;
+  @Mixin DatabaseOption database;
 
   @Option(names = "--matches", description = "list the matched commands too")
   boolean matches;
@@ -114,7 +112,7 @@ public final class ReplayCommand implements Callable<Integer> {
       } else if (f.isPresent() && t.isPresent()) {
         start = f.get();
         end = t.get();
-        try (Databases dbs = Databases.open(db)) {
+        try (Databases dbs = database.open()) {
           out.println(
               "reading " + dbs.url() + " from " + start.minus(leadTime.get()) + " to " + end);
           window =

@@ -17,9 +17,7 @@ import io.sentinel.point.Value;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** The rows of the core's values: the one place that knows which column holds what. */
 final class Rows {
@@ -121,15 +119,6 @@ final class Rows {
   }
 
   static Row decision(long seq, Instant at, Decision d) {
-    List<Map<String, Object>> contenders = new ArrayList<>();
-    for (Claim c : d.contenders()) {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("rule", c.ruleId());
-      m.put("band", c.band().wireName());
-      m.put("priority", c.priority());
-      m.put("value", c.value().toPlain());
-      contenders.add(m);
-    }
     return row(
         Table.DECISIONS,
         seq,
@@ -140,7 +129,7 @@ final class Rows {
         d.winner().map(Claim::ruleId).orElse(null),
         d.winner().map(w -> w.band().wireName()).orElse(null),
         d.decidingKey(),
-        write(contenders));
+        write(io.sentinel.audit.AuditTrail.contenders(d)));
   }
 
   static Row event(long seq, ControlEvent e) {

@@ -22,15 +22,8 @@ class AuditChainTest {
   static void recordTheDay() {
     RuleSet rules = Site.load(Path.of(".")).site().orElseThrow().ruleSet();
     AuditChain head = AuditChain.empty();
-    ExampleSiteDay.run(
-        rules,
-        session -> {
-          AuditTrail trail =
-              new AuditTrail(
-                  rules, 1, id -> session.engine().points().state(id), session.engine()::decision);
-          session.listen(
-              (t, fed, r) -> trail.entries(t, r).forEach(e -> chain.add(head.append(e))));
-        });
+    ExampleSiteDay.runAudited(
+        rules, (t, fed, r, audit) -> audit.forEach(e -> chain.add(head.append(e))));
   }
 
   static List<String> lines() {

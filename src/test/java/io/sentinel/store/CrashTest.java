@@ -35,15 +35,7 @@ class CrashTest {
               + db.url().database();
       Path spool = dir.resolve("spool");
       Process child =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  JournalCrashChild.class.getName(),
-                  url,
-                  spool.toString())
-              .redirectError(dir.resolve("child.err").toFile())
-              .start();
+          ChildJvm.start(JournalCrashChild.class, dir.resolve("child.err"), url, spool.toString());
       AtomicLong durable = new AtomicLong();
       AtomicBoolean degraded = new AtomicBoolean();
       Thread reader =

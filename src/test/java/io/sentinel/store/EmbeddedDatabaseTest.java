@@ -18,15 +18,11 @@ class EmbeddedDatabaseTest {
     Path data = dir.resolve("pgdata");
     // A gateway process starts its embedded server and is killed: the server goes on running.
     Process gateway =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                EmbeddedServerChild.class.getName(),
-                data.toString(),
-                TestDatabase.binaries().toString())
-            .redirectError(dir.resolve("child.err").toFile())
-            .start();
+        ChildJvm.start(
+            EmbeddedServerChild.class,
+            dir.resolve("child.err"),
+            data.toString(),
+            TestDatabase.binaries().toString());
     String ready;
     try (BufferedReader in =
         new BufferedReader(

@@ -2,7 +2,6 @@ package io.sentinel.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.audit.AuditTrail;
 import io.sentinel.cli.CliRunner;
 import io.sentinel.journal.PassRecord;
 import io.sentinel.rule.RuleSet;
@@ -36,15 +35,8 @@ class LoggedDayTest {
     Pool pool = Store.pool(TestDatabase.VERTX, db.url());
     Journal journal =
         Journal.open(pool, Journal.Settings.defaults(spool), (e, p) -> {}, InstantSource.system());
-    ExampleSiteDay.run(
-        rules,
-        session -> {
-          AuditTrail trail =
-              new AuditTrail(
-                  rules, 1, id -> session.engine().points().state(id), session.engine()::decision);
-          session.listen(
-              (t, fed, r) -> journal.offer(new PassRecord(t, fed, r), trail.entries(t, r)));
-        });
+    ExampleSiteDay.runAudited(
+        rules, (t, fed, r, audit) -> journal.offer(new PassRecord(t, fed, r), audit));
     assertThat(journal.flush(Duration.ofSeconds(30))).isTrue();
     journal.close();
     pool.close();

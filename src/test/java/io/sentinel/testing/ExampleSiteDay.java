@@ -200,6 +200,31 @@ public final class ExampleSiteDay {
         commands);
   }
 
+  /** A pass of the day with the audit entries made of it. */
+  @FunctionalInterface
+  public interface AuditedPass {
+    void passed(
+        Instant at,
+        List<Observation> fed,
+        io.sentinel.engine.PassResult result,
+        List<io.sentinel.audit.AuditEntry> audit);
+  }
+
+  /** Runs the day with an audit trail (revision 1) beside the engine, pass by pass. */
+  public static Day runAudited(RuleSet ruleSet, AuditedPass each) {
+    return run(
+        ruleSet,
+        session -> {
+          io.sentinel.audit.AuditTrail trail =
+              new io.sentinel.audit.AuditTrail(
+                  ruleSet,
+                  1,
+                  id -> session.engine().points().state(id),
+                  session.engine()::decision);
+          session.listen((t, fed, r) -> each.passed(t, fed, r, trail.entries(t, r)));
+        });
+  }
+
   private static Observation observation(String point, Value v, String source, Instant at) {
     return observation(point, v, source, Optional.empty(), at);
   }
