@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CrashTest {
   @Test
-  void killedUnderLoad_withPostgresAway_loosesNothingItHadReportedDurable(@TempDir Path dir)
+  void killedUnderLoad_withPostgresAway_losesNothingItHadReportedDurable(@TempDir Path dir)
       throws Exception {
     try (TestDatabase db = TestDatabase.create()) {
       String url =
