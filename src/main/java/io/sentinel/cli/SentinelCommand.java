@@ -7,5 +7,11 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "sentinel 0.1.0",
     description = "An edge rules gateway for building and industrial automation.",
-    subcommands = {RunCommand.class, ValidateCommand.class, TestCommand.class})
+    subcommands = {
+      RunCommand.class,
+      ValidateCommand.class,
+      TestCommand.class,
+      ReplayCommand.class,
+      AuditCommand.class
+    })
 public final class SentinelCommand {}

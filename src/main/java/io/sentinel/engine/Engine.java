@@ -185,6 +185,23 @@ public final class Engine {
     derived.restore(json);
   }
 
+  /**
+   * Takes back when an action last fired before a restart (before the first pass), so that its
+   * cooldown runs on across the restart instead of starting afresh. False when the rule or the
+   * action no longer exists.
+   */
+  public boolean restoreCooldown(String ruleId, int actionIndex, Instant lastFired) {
+    RuleRuntime r = byId.get(ruleId);
+    if (r == null || actionIndex < 0 || actionIndex >= r.actionLastFired.length) {
+      return false;
+    }
+    Instant current = r.actionLastFired[actionIndex];
+    if (current == null || lastFired.isAfter(current)) {
+      r.actionLastFired[actionIndex] = lastFired;
+    }
+    return true;
+  }
+
   public Optional<RuleStatus> status(String ruleId) {
     return Optional.ofNullable(byId.get(ruleId))
         .map(r -> new RuleStatus(r.rule.id(), r.state, r.lastCondition, r.held));

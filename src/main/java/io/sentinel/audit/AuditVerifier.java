@@ -1,0 +1,97 @@
+package io.sentinel.audit;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Iterator;
+import java.util.Optional;
+
+/**
+ * Walks a chain of records in order and names the first broken link. An edited record no longer
+ * hashes to its {@code hash}; a removed or moved record leaves a {@code previous_hash} that is not
+ * the hash of the record before it, and a {@code seq} out of step.
+ */
+public final class AuditVerifier {
+  private AuditVerifier() {}
+
+  /** One record as read: where it came from (a file line, a table row) and its JSON. */
+  public record Item(String where, String text) {}
+
+  /** The verdict: how many records were checked and, if any, the first broken link. */
+  public record Verdict(long checked, Optional<Break> broken, String headHash) {
+    public boolean intact() {
+      return broken.isEmpty();
+    }
+
+    public String describe() {
+      return broken
+          .map(
+              b ->
+                  "BROKEN at "
+                      + b.where()
+                      + " (seq "
+                      + b.seq()
+                      + ", "
+                      + b.eventId()
+                      + "): "
+                      + b.why())
+          .orElse("intact: " + checked + " records, head " + headHash);
+    }
+  }
+
+  public record Break(String where, long seq, String eventId, String why) {}
+
+  public static Verdict verify(Iterator<Item> items) {
+    String previousHash = AuditRecord.GENESIS;
+    long previousSeq = 0;
+    long checked = 0;
+    while (items.hasNext()) {
+      Item item = items.next();
+      JsonNode node;
+      try {
+        node = CanonicalJson.JSON.readTree(item.text());
+      } catch (JsonProcessingException e) {
+        return broken(checked, item, 0, "", "not JSON: " + e.getOriginalMessage());
+      }
+      if (!node.isObject()) {
+        return broken(checked, item, 0, "", "not a JSON object");
+      }
+      ObjectNode body = ((ObjectNode) node).deepCopy();
+      long seq = body.path("seq").asLong(0);
+      String eventId = body.path("event_id").asText("");
+      String hash = body.path("hash").asText("");
+      body.remove("hash");
+      String recomputed = CanonicalJson.sha256(CanonicalJson.text(body));
+      if (!recomputed.equals(hash)) {
+        return broken(
+            checked,
+            item,
+            seq,
+            eventId,
+            "the record was edited: its content does not hash to its hash");
+      }
+      String linked = body.path("previous_hash").asText("");
+      if (!linked.equals(previousHash)) {
+        return broken(
+            checked,
+            item,
+            seq,
+            eventId,
+            "previous_hash does not match the hash of the record before it (seq "
+                + previousSeq
+                + "): a record before it was removed, moved or rewritten");
+      }
+      if (seq != previousSeq + 1) {
+        return broken(checked, item, seq, eventId, "seq " + seq + " follows seq " + previousSeq);
+      }
+      previousHash = hash;
+      previousSeq = seq;
+      checked++;
+    }
+    return new Verdict(checked, Optional.empty(), previousHash);
+  }
+
+  private static Verdict broken(long checked, Item item, long seq, String eventId, String why) {
+    return new Verdict(checked, Optional.of(new Break(item.where(), seq, eventId, why)), "");
+  }
+}

@@ -1,0 +1,109 @@
+package io.sentinel.journal;
+
+import io.sentinel.arbitration.Decision;
+import io.sentinel.engine.ActionFired;
+import io.sentinel.engine.PassResult;
+import io.sentinel.point.Value;
+import io.sentinel.rule.Band;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * A command as the engine's outcome asks for it: a point's new arbitrated value (or its release),
+ * or a pulse. This is what replay compares, because it is a pure function of the rule set and the
+ * observations; the command plane's rate limits and delivery come after it.
+ *
+ * @param value the value asked for; {@link Value#ABSENT} for a release without a release_value
+ * @param detail the pulse's duration as written ({@code 3s}), empty otherwise
+ */
+public record CommandIntent(
+    Instant at,
+    String pointId,
+    Kind kind,
+    Value value,
+    Optional<String> ruleId,
+    Optional<Band> band,
+    String detail) {
+
+  public enum Kind {
+    ASSERT,
+    RELEASE,
+    PULSE;
+
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static Optional<Kind> parse(String text) {
+      for (Kind k : values()) {
+        if (k.wireName().equals(text)) {
+          return Optional.of(k);
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The commands a pass asked for, at the pass's instant, decisions first as the plane takes them.
+   */
+  public static List<CommandIntent> of(Instant now, PassResult result, Bands bands) {
+    List<CommandIntent> out = new ArrayList<>();
+    for (Decision d : result.decisions()) {
+      out.add(
+          new CommandIntent(
+              now,
+              d.pointId(),
+              d.winner().isPresent() ? Kind.ASSERT : Kind.RELEASE,
+              d.value().orElse(Value.ABSENT),
+              d.winner().map(w -> w.ruleId()),
+              d.winner().map(w -> w.band()),
+              ""));
+    }
+    for (ActionFired a : result.actions()) {
+      if (a.kind().equals("pulse")) {
+        out.add(
+            new CommandIntent(
+                a.at(),
+                a.fields().getOrDefault("point", ""),
+                Kind.PULSE,
+                Value.TRUE,
+                Optional.of(a.ruleId()),
+                bands.of(a.ruleId()),
+                a.fields().getOrDefault("duration", "")));
+      }
+    }
+    return out;
+  }
+
+  /** The band of a rule, for pulses (an action does not carry its rule's band). */
+  @FunctionalInterface
+  public interface Bands {
+    Optional<Band> of(String ruleId);
+  }
+
+  /** Whether two commands ask the same thing of the same point, whenever they were issued. */
+  public boolean sameAs(CommandIntent other) {
+    return pointId.equals(other.pointId)
+        && kind == other.kind
+        && value.equals(other.value)
+        && ruleId.equals(other.ruleId)
+        && detail.equals(other.detail);
+  }
+
+  /** {@code boiler.ch1.burner := false (assert by boiler-overheat-cutoff, interlock)}. */
+  public String describe() {
+    String what =
+        switch (kind) {
+          case ASSERT -> ":= " + value;
+          case RELEASE -> "released" + (value.isPresent() ? " to " + value : "");
+          case PULSE -> "pulse " + detail;
+        };
+    String by =
+        ruleId.map(r -> " (" + r + band.map(b -> ", " + b.wireName()).orElse("") + ")").orElse("");
+    return pointId + " " + what + by;
+  }
+}

@@ -1,0 +1,168 @@
+package io.sentinel.store;
+
+import io.sentinel.journal.CommandIntent;
+import io.sentinel.journal.JournalJson;
+import io.sentinel.journal.JournalWindow;
+import io.sentinel.journal.LoggedObservation;
+import io.sentinel.journal.Observation;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Value;
+import io.sentinel.rule.Band;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/** Reads the log back: a window of observations and commands (replay), the audit log (export). */
+public final class History {
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+  private final Pool pool;
+  private final RowWriter db;
+
+  public History(Pool pool, Duration timeout) {
+    this.pool = pool;
+    this.db = new RowWriter(pool, timeout);
+  }
+
+  /**
+   * The observations received in {@code [feedFrom, to]} and the commands decided in {@code [from,
+   * to]}, as an exported window would hold them.
+   */
+  public JournalWindow window(String site, Instant feedFrom, Instant from, Instant to)
+      throws RowWriter.WriteFailed {
+    List<LoggedObservation> observations = new ArrayList<>();
+    for (Row r :
+        db.await(
+            pool.preparedQuery(
+                    "SELECT seq, point_id, value::text AS v, quality, source, observed_at,"
+                        + " received_at FROM observations WHERE received_at >= $1::text::timestamptz AND"
+                        + " received_at <= $2::text::timestamptz ORDER BY received_at, seq")
+                .execute(Tuple.of(feedFrom.toString(), to.toString())))) {
+      observations.add(
+          new LoggedObservation(
+              r.getLong("seq"),
+              new Observation(
+                  r.getString("point_id"),
+                  value(r.getString("v")),
+                  Quality.parse(r.getString("quality")).orElse(Quality.BAD),
+                  r.getString("source"),
+                  Optional.ofNullable(r.getOffsetDateTime("observed_at"))
+                      .map(OffsetDateTime::toInstant),
+                  r.getOffsetDateTime("received_at").toInstant())));
+    }
+    List<CommandIntent> commands = new ArrayList<>();
+    for (Row r :
+        db.await(
+            pool.preparedQuery(
+                    "SELECT at, point_id, kind, value::text AS v, rule_id, band, NULL AS detail, seq"
+                        + " FROM decisions WHERE at >= $1::text::timestamptz AND at <= $2::text::timestamptz"
+                        + " UNION ALL SELECT at, fields->>'point', 'pulse', 'true', rule_id, NULL,"
+                        + " fields->>'duration', seq FROM actions WHERE kind = 'pulse' AND"
+                        + " at >= $1::text::timestamptz AND at <= $2::text::timestamptz ORDER BY at, seq")
+                .execute(Tuple.of(from.toString(), to.toString())))) {
+      commands.add(
+          new CommandIntent(
+              r.getOffsetDateTime("at").toInstant(),
+              r.getString("point_id"),
+              CommandIntent.Kind.parse(r.getString("kind")).orElseThrow(),
+              value(r.getString("v")),
+              Optional.ofNullable(r.getString("rule_id")),
+              Optional.ofNullable(r.getString("band")).flatMap(Band::parse),
+              Optional.ofNullable(r.getString("detail")).orElse("")));
+    }
+    return new JournalWindow(
+        Optional.of(site), Optional.of(from), Optional.of(to), observations, commands);
+  }
+
+  /**
+   * Pulse commands carry their rule's band in the log only through the rule set: replay fills it
+   * from the rules, so the history side is given the same band here.
+   */
+  public static List<CommandIntent> withBands(
+      List<CommandIntent> commands, CommandIntent.Bands bands) {
+    return commands.stream()
+        .map(
+            c ->
+                c.band().isPresent() || c.ruleId().isEmpty()
+                    ? c
+                    : new CommandIntent(
+                        c.at(),
+                        c.pointId(),
+                        c.kind(),
+                        c.value(),
+                        c.ruleId(),
+                        bands.of(c.ruleId().get()),
+                        c.detail()))
+        .toList();
+  }
+
+  /** Every audit record in chain order, as canonical NDJSON lines with their seq. */
+  public void audit(Consumer<AuditLine> each) throws RowWriter.WriteFailed {
+    long after = 0;
+    while (true) {
+      int n = 0;
+      for (Row r :
+          db.await(
+              pool.preparedQuery(
+                      "SELECT seq, event_id, kind, rule_id, revision, matched_inputs::text AS mi,"
+                          + " resolved_outputs::text AS ro, band, priority, deciding_key,"
+                          + " contenders::text AS co, device_id, zone, cycle, ts, reason,"
+                          + " detail::text AS de, previous_hash, hash FROM audit_log WHERE seq > $1"
+                          + " ORDER BY seq LIMIT 5000")
+                  .execute(Tuple.of(after)))) {
+        n++;
+        after = r.getLong("seq");
+        each.accept(new AuditLine(after, line(r)));
+      }
+      if (n == 0) {
+        return;
+      }
+    }
+  }
+
+  public record AuditLine(long seq, String text) {}
+
+  private static String line(Row r) {
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("seq", r.getLong("seq"));
+    m.put("event_id", r.getString("event_id"));
+    m.put("kind", r.getString("kind"));
+    m.put("rule_id", r.getString("rule_id"));
+    m.put("revision", r.getLong("revision"));
+    m.put("matched_inputs", tree(r.getString("mi")));
+    m.put("resolved_outputs", tree(r.getString("ro")));
+    m.put("band", r.getString("band"));
+    m.put("priority", r.getInteger("priority"));
+    m.put("deciding_key", r.getString("deciding_key"));
+    m.put("contenders", tree(r.getString("co")));
+    m.put("device_id", r.getString("device_id"));
+    m.put("zone", r.getString("zone"));
+    m.put("cycle", r.getLong("cycle"));
+    m.put("ts", r.getString("ts"));
+    m.put("reason", r.getString("reason"));
+    m.put("detail", tree(r.getString("de")));
+    m.put("previous_hash", r.getString("previous_hash"));
+    m.put("hash", r.getString("hash"));
+    return io.sentinel.audit.CanonicalJson.text(io.sentinel.audit.CanonicalJson.tree(m));
+  }
+
+  private static Object tree(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("audit_log holds no JSON: " + json, e);
+    }
+  }
+
+  private static Value value(String json) {
+    return JournalJson.value((com.fasterxml.jackson.databind.JsonNode) tree(json))
+        .orElse(Value.ABSENT);
+  }
+}

@@ -1,0 +1,65 @@
+package io.sentinel.store;
+
+import io.sentinel.audit.AuditEntry;
+import io.sentinel.audit.AuditTrail;
+import io.sentinel.engine.Engine;
+import io.sentinel.engine.PassResult;
+import io.sentinel.journal.Observation;
+import io.sentinel.journal.PassRecord;
+import io.sentinel.rule.RuleSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The engine thread's side of the log, called right after each pass: it builds the pass's audit
+ * entries (they read the engine's state, so they are made here, before the next pass) and offers
+ * everything to the journal without waiting. Every {@code snapshotEvery} of engine time it also
+ * offers the derived points' state, for the next restart.
+ */
+public final class PassRecorder {
+  private final Journal journal;
+  private final Engine engine;
+  private final AuditTrail trail;
+  private final long revision;
+  private final boolean hasDerived;
+  private final Duration snapshotEvery;
+  private Instant lastSnapshot = Instant.MIN;
+
+  public PassRecorder(
+      Journal journal, Engine engine, RuleSet ruleSet, long revision, Duration snapshotEvery) {
+    this.journal = journal;
+    this.engine = engine;
+    this.revision = revision;
+    this.snapshotEvery = snapshotEvery;
+    this.hasDerived = !ruleSet.derived().ordered().isEmpty();
+    this.trail =
+        new AuditTrail(ruleSet, revision, id -> engine.points().state(id), engine::decision);
+  }
+
+  /**
+   * Offers one pass; returns the last sequence number it took, or -1 when the journal refused it
+   * (the journal has then raised its overflow alarm).
+   */
+  public long record(Instant now, List<Observation> observations, PassResult result) {
+    List<AuditEntry> audit =
+        result.claimChanges().isEmpty()
+                && result.actions().isEmpty()
+                && result.decisions().isEmpty()
+            ? List.of()
+            : trail.entries(now, result);
+    long seq = journal.offer(new PassRecord(now, observations, result), audit);
+    if (hasDerived && !now.isBefore(lastSnapshot.plus(snapshotEvery))) {
+      snapshot(now);
+    }
+    return seq;
+  }
+
+  /** Offers the derived state now (also at a clean stop). */
+  public void snapshot(Instant now) {
+    if (hasDerived) {
+      lastSnapshot = now;
+      journal.offerDerivedSnapshot(now, revision, engine.derivedSnapshot());
+    }
+  }
+}

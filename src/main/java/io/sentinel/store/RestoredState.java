@@ -1,0 +1,99 @@
+package io.sentinel.store;
+
+import io.sentinel.engine.Engine;
+import io.sentinel.journal.JournalJson;
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.Value;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a restart takes back from the log: each point's last value (restored with quality {@code
+ * restored}, which no rule counts as live), the derived points' last state, and each action's last
+ * firing (its cooldown).
+ */
+public record RestoredState(
+    List<PointValue> values, Optional<String> derivedSnapshot, List<Cooldown> cooldowns) {
+
+  public record PointValue(String pointId, Value value, Instant since) {}
+
+  public record Cooldown(String ruleId, int actionIndex, Instant lastFired) {}
+
+  public static RestoredState load(Pool pool, Duration timeout) throws RowWriter.WriteFailed {
+    RowWriter db = new RowWriter(pool, timeout);
+    List<PointValue> values = new ArrayList<>();
+    for (Row r :
+        db.await(
+            pool.query("SELECT point_id, value::text AS v, since FROM point_values").execute())) {
+      Value v = JournalJson.value(parse(r.getString("v"))).orElse(Value.ABSENT);
+      values.add(new PointValue(r.getString("point_id"), v, instant(r.getOffsetDateTime("since"))));
+    }
+    Optional<String> snapshot = Optional.empty();
+    for (Row r :
+        db.await(
+            pool.query(
+                    "SELECT snapshot::text AS s FROM derived_snapshots ORDER BY seq DESC LIMIT 1")
+                .execute())) {
+      snapshot = Optional.of(r.getString("s"));
+    }
+    List<Cooldown> cooldowns = new ArrayList<>();
+    for (Row r :
+        db.await(
+            pool.query("SELECT rule_id, action_index, last_fired_at FROM action_cooldowns")
+                .execute())) {
+      cooldowns.add(
+          new Cooldown(
+              r.getString("rule_id"),
+              r.getInteger("action_index"),
+              instant(r.getOffsetDateTime("last_fired_at"))));
+    }
+    return new RestoredState(values, snapshot, cooldowns);
+  }
+
+  /**
+   * Puts this state into a new engine, before its first pass. A value whose point is gone from the
+   * registry, or whose type changed, is left out and named in the returned notes.
+   */
+  public List<String> applyTo(Engine engine) {
+    List<String> notes = new ArrayList<>();
+    for (PointValue pv : values) {
+      int i = engine.points().indexOf(pv.pointId());
+      if (i < 0) {
+        notes.add("point " + pv.pointId() + " is no longer in the registry: not restored");
+        continue;
+      }
+      PointSpec spec = engine.points().spec(i);
+      if (!pv.value().isPresent() || !spec.type().accepts(pv.value())) {
+        notes.add("point " + pv.pointId() + ": " + pv.value() + " is not a " + spec.type().name());
+        continue;
+      }
+      engine.points().restore(pv.pointId(), pv.value(), pv.since());
+    }
+    derivedSnapshot.ifPresent(engine::restoreDerived);
+    for (Cooldown c : cooldowns) {
+      if (!engine.restoreCooldown(c.ruleId(), c.actionIndex(), c.lastFired())) {
+        notes.add(
+            "action " + c.ruleId() + "/" + c.actionIndex() + " no longer exists: cooldown dropped");
+      }
+    }
+    return notes;
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode parse(String json) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("point_values holds no JSON: " + json, e);
+    }
+  }
+
+  private static Instant instant(OffsetDateTime t) {
+    return t.toInstant();
+  }
+}

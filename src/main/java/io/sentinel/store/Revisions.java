@@ -1,0 +1,152 @@
+package io.sentinel.store;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sentinel.audit.CanonicalJson;
+import io.sentinel.rule.Problem;
+import io.sentinel.rule.Site;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Rule-set revisions in the database: the files a revision was made of, the problems found in it,
+ * and whether it became active. A site's files are a revision as they are; a revision with the same
+ * content as the active one is the active one (its number does not move).
+ */
+public final class Revisions {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Pool pool;
+  private final RowWriter db;
+
+  public Revisions(Pool pool, Duration timeout) {
+    this.pool = pool;
+    this.db = new RowWriter(pool, timeout);
+  }
+
+  public record Stored(long revision, String site, String contentHash, Map<String, String> files) {
+    /** Writes the revision's files into {@code dir} as a site folder (to load it). */
+    public Path materialize(Path dir) throws IOException {
+      for (Map.Entry<String, String> f : files.entrySet()) {
+        Path target = dir.resolve(f.getKey()).normalize();
+        if (!target.startsWith(dir)) {
+          throw new IOException("revision file outside its site: " + f.getKey());
+        }
+        Files.createDirectories(target.getParent());
+        Files.writeString(target, f.getValue());
+      }
+      return dir;
+    }
+  }
+
+  /** A site folder's files as a revision holds them, in the standard layout. */
+  public static Map<String, String> filesOf(Path siteDir) {
+    Map<String, String> files = new TreeMap<>();
+    Site.registryFile(siteDir).ifPresent(f -> files.put("points.yaml", Site.read(f)));
+    Site.derivedFile(siteDir).ifPresent(f -> files.put("derived.yaml", Site.read(f)));
+    for (Path f : Site.ruleFiles(siteDir)) {
+      files.put("rules/" + f.getFileName(), Site.read(f));
+    }
+    return files;
+  }
+
+  public static String hashOf(Map<String, String> files) {
+    return CanonicalJson.sha256(CanonicalJson.text(CanonicalJson.tree(files)));
+  }
+
+  /**
+   * Records a site's files as offered. Valid and identical to the active revision: that revision.
+   * Valid and different: a new active revision, the previous one superseded. Invalid: a rejected
+   * revision, the active one untouched. Returns the revision's number and state.
+   */
+  public record Recorded(long revision, String state) {}
+
+  public Recorded record(
+      String site, Map<String, String> files, List<Problem> problems, String source, Instant at)
+      throws RowWriter.WriteFailed {
+    String hash = hashOf(files);
+    boolean valid = problems.stream().noneMatch(Problem::isError);
+    Optional<Stored> active = lastActive();
+    if (valid && active.isPresent() && active.get().contentHash().equals(hash)) {
+      return new Recorded(active.get().revision(), "active");
+    }
+    String state = valid ? "active" : "rejected";
+    List<Map<String, Object>> listed = new ArrayList<>();
+    for (Problem p : problems) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("severity", p.severity().wireName());
+      m.put("file", p.file());
+      m.put("line", p.line());
+      m.put("rule", p.rule());
+      m.put("code", p.code());
+      m.put("message", p.message());
+      listed.add(m);
+    }
+    Row r =
+        db.await(
+                pool.withTransaction(
+                    c ->
+                        (valid
+                                ? c.query(
+                                        "UPDATE ruleset_revisions SET state = 'superseded'"
+                                            + " WHERE state = 'active'")
+                                    .execute()
+                                    .mapEmpty()
+                                : io.vertx.core.Future.<Void>succeededFuture())
+                            .compose(
+                                v ->
+                                    c.preparedQuery(
+                                            "INSERT INTO ruleset_revisions (revision, content_hash,"
+                                                + " source, site, files, problems, state,"
+                                                + " recorded_at, activated_at) SELECT"
+                                                + " coalesce(max(revision), 0) + 1, $1, $2, $3,"
+                                                + " $4::text::jsonb, $5::text::jsonb, $6, $7::text::timestamptz,"
+                                                + " CASE WHEN $6 = 'active' THEN $7::text::timestamptz"
+                                                + " END FROM ruleset_revisions RETURNING revision")
+                                        .execute(
+                                            Tuple.of(
+                                                hash,
+                                                source,
+                                                site,
+                                                Rows.write(files),
+                                                Rows.write(listed),
+                                                state,
+                                                at.toString())))))
+            .iterator()
+            .next();
+    return new Recorded(r.getLong("revision"), state);
+  }
+
+  /** The revision the gateway last ran, if any. */
+  public Optional<Stored> lastActive() throws RowWriter.WriteFailed {
+    for (Row r :
+        db.await(
+            pool.query(
+                    "SELECT revision, site, content_hash, files::text AS files FROM"
+                        + " ruleset_revisions WHERE state = 'active' ORDER BY revision DESC LIMIT 1")
+                .execute())) {
+      try {
+        Map<String, String> files =
+            JSON.readValue(r.getString("files"), new TypeReference<TreeMap<String, String>>() {});
+        return Optional.of(
+            new Stored(
+                r.getLong("revision"), r.getString("site"), r.getString("content_hash"), files));
+      } catch (IOException e) {
+        throw new IllegalStateException("revision " + r.getLong("revision") + " holds no files", e);
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,30 @@
+package io.sentinel.store;
+
+import java.util.List;
+
+/**
+ * One row bound for a journal table, every value as the text PostgreSQL casts it from (null for SQL
+ * NULL). {@code seq} is the journal's sequence: the order of the log.
+ */
+record Row(Table table, long seq, List<String> values) {
+  Row {
+    if (values.size() != table.columns.size()) {
+      throw new IllegalArgumentException(
+          table.name + " takes " + table.columns.size() + " values, not " + values.size());
+    }
+    values = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(values));
+  }
+
+  String value(String column) {
+    return values.get(table.column(column));
+  }
+
+  /** The upsert key's values, for keeping only the newest row per key in one batch. */
+  String key() {
+    StringBuilder b = new StringBuilder();
+    for (String k : table.upsertKey.orElseThrow().split(",\\s*")) {
+      b.append(value(k)).append('\u0000');
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,103 @@
+package io.sentinel.testing;
+
+import io.sentinel.engine.Engine;
+import io.sentinel.engine.EngineLimits;
+import io.sentinel.engine.PassResult;
+import io.sentinel.engine.StartMode;
+import io.sentinel.journal.CommandIntent;
+import io.sentinel.journal.Observation;
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.Sample;
+import io.sentinel.rule.Rule;
+import io.sentinel.rule.RuleSet;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * A cold-started engine on a simulated clock, fed observation by observation: each observation at
+ * the instant the gateway received it, each timer in a pass of its own at its due instant, so every
+ * command is stamped with the instant the engine decided it. Replay and the example site's recorded
+ * scenario both drive the engine through this.
+ */
+public final class ReplaySession {
+  private final RuleSet ruleSet;
+  private final Engine engine;
+  private final List<CommandIntent> commands = new ArrayList<>();
+  private final Map<String, Integer> skipped = new TreeMap<>();
+  private PassListener listener = (t, fed, r) -> {};
+
+  /**
+   * Sees every pass the session runs, at the pass's instant, with the observations fed to it (to
+   * log a scripted run, or to audit a replay).
+   */
+  @FunctionalInterface
+  public interface PassListener {
+    void passed(Instant at, List<Observation> fed, PassResult result);
+  }
+
+  public ReplaySession(RuleSet ruleSet, Instant start, EngineLimits limits) {
+    this.ruleSet = ruleSet;
+    this.engine = new Engine(ruleSet, start, StartMode.COLD, limits);
+  }
+
+  /** The engine, to restore state before the first {@link #feed} or to read its outputs. */
+  public Engine engine() {
+    return engine;
+  }
+
+  public void listen(PassListener listener) {
+    this.listener = listener;
+  }
+
+  /** Runs every timer due before {@code t}, then a pass at {@code t} with these observations. */
+  public void feed(Instant t, List<Observation> observations) {
+    List<Sample> batch = new ArrayList<>();
+    List<Observation> fed = new ArrayList<>();
+    for (Observation o : observations) {
+      if (fits(o)) {
+        batch.add(new Sample(o.pointId(), o.value(), o.quality(), t));
+        fed.add(o);
+      } else {
+        skipped.merge(o.pointId(), 1, Integer::sum);
+      }
+    }
+    for (Optional<Instant> due = engine.nextDue();
+        due.isPresent() && due.get().isBefore(t);
+        due = engine.nextDue()) {
+      pass(due.get(), List.of(), List.of());
+    }
+    pass(t, batch, fed);
+  }
+
+  /** The commands asked for so far, in order. */
+  public List<CommandIntent> commands() {
+    return List.copyOf(commands);
+  }
+
+  /**
+   * Observations not fed (unknown point, derived point, or a value of the wrong type), per point.
+   */
+  public Map<String, Integer> skipped() {
+    return Map.copyOf(skipped);
+  }
+
+  private boolean fits(Observation o) {
+    Optional<PointSpec> spec = ruleSet.registry().find(o.pointId());
+    return spec.isPresent()
+        && !ruleSet.derived().contains(o.pointId())
+        && (!o.value().isPresent() || spec.get().type().accepts(o.value()));
+  }
+
+  private void pass(Instant t, List<Sample> samples, List<Observation> fed) {
+    if (t.isBefore(engine.clock())) {
+      return;
+    }
+    PassResult r = engine.pass(t, samples, false);
+    commands.addAll(CommandIntent.of(t, r, id -> ruleSet.rule(id).map(Rule::band)));
+    listener.passed(t, fed, r);
+  }
+}

@@ -1,0 +1,192 @@
+package io.sentinel.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sentinel.arbitration.Claim;
+import io.sentinel.arbitration.Decision;
+import io.sentinel.engine.ActionFired;
+import io.sentinel.engine.ClaimChange;
+import io.sentinel.engine.ControlEvent;
+import io.sentinel.engine.PassResult;
+import io.sentinel.engine.SelfPoint;
+import io.sentinel.journal.Observation;
+import io.sentinel.journal.PassRecord;
+import io.sentinel.point.PointState;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Transition;
+import io.sentinel.point.Value;
+import io.sentinel.rule.Band;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JournalTest {
+  static final Instant T = Instant.parse("2026-11-02T05:00:00.137Z");
+
+  TestDatabase db;
+  io.vertx.sqlclient.Pool pool;
+  Journal journal;
+  final List<ControlEvent> alarms = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void open(@TempDir Path spool) throws Exception {
+    db = TestDatabase.create();
+    pool = Store.pool(TestDatabase.VERTX, db.url());
+    journal =
+        Journal.open(
+            pool,
+            Journal.Settings.defaults(spool),
+            (e, p) -> alarms.add(e),
+            InstantSource.system());
+  }
+
+  @AfterEach
+  void close() {
+    journal.close();
+    pool.close();
+    db.close();
+  }
+
+  static Observation flow(double v, Instant at) {
+    return new Observation(
+        "boiler.ch1.flow-temp",
+        Value.of(v),
+        Quality.LIVE,
+        "mqtt:zigbee2mqtt/boiler-flow",
+        Optional.of(at.minusMillis(40)),
+        at);
+  }
+
+  @Test
+  void aPass_landsInEveryTable_numberedInTheOrderItHappened() {
+    Claim claim = new Claim("pump-run-on", "boiler.ch1.pump", Band.AUTOMATION, 0, Value.TRUE, T, 0);
+    PassResult result =
+        new PassResult(
+            List.of(
+                new Transition(
+                    "boiler.ch1.flow-temp",
+                    PointState.unknown(T),
+                    new PointState(Value.of(42.5), Quality.LIVE, T),
+                    true,
+                    true)),
+            List.of(
+                new ClaimChange(
+                    "pump-run-on",
+                    "boiler.ch1.pump",
+                    Band.AUTOMATION,
+                    Optional.of(Value.TRUE),
+                    T,
+                    "condition true")),
+            List.of(
+                new Decision(
+                    "boiler.ch1.pump",
+                    Optional.of(claim),
+                    Optional.of(Value.TRUE),
+                    List.of(claim),
+                    "sole")),
+            List.of(
+                new ActionFired(
+                    "door-open-alert/0/1",
+                    "door-open-alert",
+                    "notify",
+                    Map.of("channel", "ops", "message", "Door open"),
+                    T)),
+            List.of(
+                new ControlEvent("warmup-left", "pump-run-on", "all inputs live since start", T)),
+            List.of(new SelfPoint("rule.pump-run-on.suspended", Value.FALSE, T)));
+    long last =
+        journal.offer(new PassRecord(T, List.of(flow(42.5, T), flow(42.7, T)), result), List.of());
+    assertThat(last).isEqualTo(6);
+    assertThat(journal.flush(Duration.ofSeconds(10))).isTrue();
+    assertThat(db.longs("SELECT seq FROM observations ORDER BY seq")).containsExactly(1L, 2L);
+    assertThat(db.count("SELECT seq FROM claim_changes")).isEqualTo(3);
+    assertThat(db.count("SELECT seq FROM decisions WHERE kind = 'assert' AND value = 'true'"))
+        .isEqualTo(4);
+    assertThat(db.count("SELECT seq FROM actions WHERE fields->>'channel' = 'ops'")).isEqualTo(5);
+    assertThat(db.count("SELECT seq FROM control_events WHERE kind = 'warmup-left'")).isEqualTo(6);
+    assertThat(
+            db.count("SELECT count(*) FROM point_values WHERE value = '42.5' AND quality = 'live'"))
+        .isEqualTo(1);
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM action_cooldowns WHERE rule_id = 'door-open-alert' AND action_index = 0"))
+        .isEqualTo(1);
+    assertThat(db.count("SELECT count(*) FROM self_points WHERE value = 'false'")).isEqualTo(1);
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM observations WHERE value_num = 42.7 AND observed_at IS NOT NULL"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void manyPasses_areBatched_andKeepTheirOrder_acrossAReopen(@TempDir Path spool2)
+      throws Exception {
+    List<Long> offered = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      Instant at = T.plusMillis(i);
+      offered.add(
+          journal.offer(
+              new PassRecord(
+                  at,
+                  List.of(flow(40 + i % 10, at)),
+                  new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of())),
+              List.of()));
+    }
+    assertThat(journal.flush(Duration.ofSeconds(20))).isTrue();
+    journal.close();
+    journal =
+        Journal.open(
+            pool,
+            Journal.Settings.defaults(spool2),
+            (e, p) -> alarms.add(e),
+            InstantSource.system());
+    long next =
+        journal.offer(
+            new PassRecord(
+                T.plusSeconds(10),
+                List.of(flow(50, T.plusSeconds(10))),
+                new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of())),
+            List.of());
+    assertThat(next).isEqualTo(3001);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> db.count("SELECT count(*) FROM observations") == 3001);
+    List<Long> seqs = db.longs("SELECT seq FROM observations ORDER BY received_at, seq");
+    assertThat(seqs).isSorted().doesNotHaveDuplicates().hasSize(3001);
+    assertThat(alarms).isEmpty();
+  }
+
+  @Test
+  void partitions_areMadeAhead_andRetentionDropsWholeDays() {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                db.count("SELECT count(*) FROM pg_class WHERE relname ~ '^observations_[0-9]{8}$'")
+                    >= 4);
+    db.execute("SELECT sentinel_observation_partitions('2026-01-01'::date, 3)");
+    db.execute(
+        "INSERT INTO observations VALUES (1, 'a.b.c', '1', 1, 'live', 's', NULL, '2026-01-02T10:00:00Z'),"
+            + " (2, 'a.b.c', '1', 1, 'live', 's', NULL, '2025-06-01T10:00:00Z')");
+    assertThat(db.count("SELECT count(*) FROM observations_20260102")).isEqualTo(1);
+    assertThat(db.count("SELECT count(*) FROM observations_default")).isEqualTo(1);
+    // A day made after its rows arrived takes them over from the default partition.
+    db.execute("SELECT sentinel_observation_partitions('2025-06-01'::date, 1)");
+    assertThat(db.count("SELECT count(*) FROM observations_20250601")).isEqualTo(1);
+    assertThat(db.count("SELECT count(*) FROM observations_default")).isZero();
+    assertThat(db.count("SELECT sentinel_drop_observations_before('2026-01-02'::date)"))
+        .isEqualTo(2);
+    assertThat(db.count("SELECT count(*) FROM observations")).isEqualTo(1);
+  }
+}
