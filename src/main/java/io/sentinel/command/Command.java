@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param band the winning claim's band; empty for a release
  * @param ruleId the winning rule, or the rule whose pulse this is; empty for a release
  * @param at when the command plane issued it (handed it to the driver)
+ * @param ramp for a fade, how long the device takes to reach {@code value}; zero otherwise
  */
 public record Command(
     String commandId,
@@ -23,7 +24,8 @@ public record Command(
     Optional<Band> band,
     Optional<String> ruleId,
     Kind kind,
-    Instant at) {
+    Instant at,
+    java.time.Duration ramp) {
 
   public enum Kind {
     /** A winning claim's value. */
@@ -33,7 +35,9 @@ public record Command(
     /** The start of a pulse action. */
     PULSE_ON,
     /** The end of a pulse: back to what arbitration says (or the release value, or false). */
-    PULSE_OFF;
+    PULSE_OFF,
+    /** A fade action (the DSL's fade_to): the device ramps to the value over {@code ramp}. */
+    FADE;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -120,6 +120,10 @@ public final class CommandPlane {
       touched.add(s);
     }
     for (ActionFired a : actions) {
+      if (a.kind().equals("fade")) {
+        fade(a, now).ifPresent(touched::add);
+        continue;
+      }
       if (!a.kind().equals("pulse")) {
         continue;
       }
@@ -145,6 +149,27 @@ public final class CommandPlane {
       reviewInterlock(s, now);
     }
     return flush();
+  }
+
+  /** A fade action becomes a command carrying its target value and ramp. */
+  private Optional<Slot> fade(ActionFired a, Instant now) {
+    Slot s = slots.get(a.fields().getOrDefault("point", ""));
+    Optional<Duration> over =
+        Optional.ofNullable(a.fields().get("over")).flatMap(YamlFile::parseDuration);
+    String target = a.fields().get("value");
+    if (s == null || over.isEmpty() || target == null) {
+      return Optional.empty(); // the loader guarantees all three
+    }
+    want(
+        s,
+        new Desired(
+            Value.of(Double.parseDouble(target)),
+            Command.Kind.FADE,
+            Optional.ofNullable(ruleBands.get(a.ruleId())),
+            Optional.of(a.ruleId()),
+            over.get()),
+        now);
+    return Optional.of(s);
   }
 
   /** A driver became ready (or stopped being): what waited for it is handed over now. */
@@ -339,7 +364,8 @@ public final class CommandPlane {
             d.band,
             d.rule,
             d.kind,
-            now);
+            now,
+            d.kind == Command.Kind.FADE ? d.pulse : Duration.ZERO);
     s.lastHanded = c;
     s.lastHandedConfirmed = false;
     s.lastHandedAt = now;

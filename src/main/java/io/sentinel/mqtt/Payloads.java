@@ -25,14 +25,18 @@ public final class Payloads {
    * release_value, or {@code "value": null} when it has none; band and rule are null for a release.
    */
   public static byte[] command(Command c) {
-    return bytes(
+    JsonObject json =
         new JsonObject()
             .put("value", c.value().toPlain())
             .put("band", c.band().map(Band::wireName).orElse(null))
             .put("rule", c.ruleId().orElse(null))
             .put("command_id", c.commandId())
             .put("ts", c.at().toString())
-            .put("kind", c.kind().wireName()));
+            .put("kind", c.kind().wireName());
+    if (c.kind() == Command.Kind.FADE) {
+      json.put("ramp_ms", c.ramp().toMillis());
+    }
+    return bytes(json);
   }
 
   /** The winning claim, every contender and the deciding key (retained {@code claims/<id>}). */

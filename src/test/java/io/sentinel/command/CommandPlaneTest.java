@@ -214,6 +214,25 @@ class CommandPlaneTest {
                 Command.Kind.PULSE_OFF, Value.FALSE, T0.plusSeconds(3)));
   }
 
+  @Test
+  void fade_isACommandWithItsTargetAndRamp() {
+    apply(
+        T0,
+        actions(
+            new ActionFired(
+                "lights/0/1",
+                "door",
+                "fade",
+                Map.of("point", "valve", "value", "30", "over", "5000ms"),
+                T0)));
+
+    assertThat(driver.sent)
+        .extracting(Command::kind, Command::value, Command::ramp)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                Command.Kind.FADE, Value.of(30), java.time.Duration.ofSeconds(5)));
+  }
+
   private static Map<String, String> pulse(String duration) {
     return Map.of("point", "strike", "duration", duration);
   }
