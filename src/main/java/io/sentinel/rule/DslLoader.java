@@ -450,6 +450,9 @@ public final class DslLoader {
     if (op.equals("changed")) {
       return changed(path.get(), node);
     }
+    if (path.get().replace(" ", "").equals("zone()")) {
+      return zoneIs(op, valueNode);
+    }
     Optional<PointSpec> point =
         op.equals("stale_for")
             ? builtin("age(" + path.get() + ")", node)
@@ -497,6 +500,26 @@ public final class DslLoader {
         return literal(valueNode, point.get())
             .flatMap(l -> compile(name + ".value " + COMPARISON.get(op) + " " + l, line));
     }
+  }
+
+  /**
+   * {@code zone()}: the zone of this instance of a {@code zone:} rule, known when the rule set is
+   * loaded, so the comparison is decided then (a rule with no zone has none: the comparison is
+   * false, its negation true).
+   */
+  private Optional<Condition> zoneIs(String op, Node valueNode) {
+    if (!Set.of("equals", "not_equals", "in", "not_in").contains(op)) {
+      yaml.error(
+          valueNode, "DSL-044", id, "zone() takes equals, not_equals, in or not_in; found " + op);
+      return Optional.empty();
+    }
+    List<String> zones = new ArrayList<>();
+    for (Node n : yaml.oneOrMany(valueNode)) {
+      yaml.text(n, "zone", id).ifPresent(zones::add);
+    }
+    boolean in = boundZone != null && zones.contains(boundZone);
+    boolean holds = op.startsWith("not") ? boundZone != null && !in : in;
+    return compile(holds ? "true" : "false", YamlFile.line(valueNode));
   }
 
   private boolean onlyKeys(Fields c, Set<String> keys) {
