@@ -184,6 +184,13 @@ public final class EngineLoop {
     return result;
   }
 
+  /** Reads the engine's state (point values, rule states) on its own thread. */
+  public <T> CompletableFuture<T> inspectEngine(Function<Engine, T> query) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    context.runOnContext(v -> result.complete(query.apply(engine)));
+    return result;
+  }
+
   /** Asks the engine to resume a suspended rule at the next pass. */
   public void resume(String ruleId) {
     context.runOnContext(
