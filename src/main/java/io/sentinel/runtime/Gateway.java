@@ -67,6 +67,9 @@ public class Gateway {
   /** How often the derived state and the latches are kept while the engine runs. */
   private static final Duration SNAPSHOT_EVERY = Duration.ofSeconds(10);
 
+  /** How long a start waits for the last run's spool to reach PostgreSQL before restoring. */
+  private static final Duration SPOOL_DRAIN_AT_START = Duration.ofSeconds(30);
+
   @Inject Vertx vertx;
   @Inject MeterRegistry meterRegistry;
 
@@ -263,6 +266,7 @@ public class Gateway {
             });
     warnAboutGpio();
     store = openStore();
+    awaitSpoolDrained();
     revision = recordRevision(loaded.problems());
     commandDriver = new JournaledDriver(driver, store.journal());
     Engine engine = new Engine(site.ruleSet(), started, StartMode.COLD, limits);
@@ -325,7 +329,7 @@ public class Gateway {
           .orTimeout(5, TimeUnit.SECONDS)
           .exceptionally(
               e -> {
-                LOG.warnf("SEN-DB-040 no final snapshot of derived state and latches: %s", e);
+                LOG.warnf("SEN-DB-054 no final snapshot of derived state and latches: %s", e);
                 return null;
               })
           .join();
@@ -343,7 +347,7 @@ public class Gateway {
       try {
         store.close();
       } catch (IOException | RuntimeException e) {
-        LOG.errorf("SEN-DB-041 the store did not close cleanly: %s", e.getMessage());
+        LOG.errorf("SEN-DB-055 the store did not close cleanly: %s", e.getMessage());
       }
       store = null;
       recorder = null;
@@ -373,14 +377,28 @@ public class Gateway {
                 }
               },
               clock);
-      LOG.infof("SEN-DB-001 logging to %s", opened.url());
+      LOG.infof("SEN-DB-050 logging to %s", opened.url());
       return opened;
     } catch (IOException | RuntimeException e) {
       throw new IllegalStateException(
-          "SEN-DB-002 the store did not open (set sentinel.db.url / SENTINEL_DB_URL, or leave it"
+          "SEN-DB-051 the store did not open (set sentinel.db.url / SENTINEL_DB_URL, or leave it"
               + " unset for the embedded PostgreSQL): "
               + e.getMessage(),
           e);
+    }
+  }
+
+  /**
+   * Rows the last run left in the spool (PostgreSQL was away when it stopped) hold its newest point
+   * values, snapshot and latches: they go to PostgreSQL before the last state is read from it.
+   */
+  private void awaitSpoolDrained() {
+    Journal journal = store.journal();
+    if (journal.degraded() && !journal.drain(SPOOL_DRAIN_AT_START)) {
+      LOG.warnf(
+          "SEN-DB-056 the spool of the last run is not in PostgreSQL after %s: the state restored"
+              + " may be older than the last run's",
+          SPOOL_DRAIN_AT_START);
     }
   }
 
@@ -394,7 +412,7 @@ public class Gateway {
       return recorded.revision();
     } catch (Exception e) {
       throw new IllegalStateException(
-          "SEN-DB-002 the rule set could not be recorded as a revision: " + e.getMessage(), e);
+          "SEN-DB-051 the rule set could not be recorded as a revision: " + e.getMessage(), e);
     }
   }
 
@@ -405,9 +423,9 @@ public class Gateway {
   private void restore(Engine engine) {
     try {
       RestoredState kept = store.restore();
-      kept.applyTo(engine).forEach(note -> LOG.warnf("SEN-DB-010 %s", note));
+      kept.applyTo(engine).forEach(note -> LOG.warnf("SEN-DB-052 %s", note));
       LOG.infof(
-          "SEN-DB-011 restored %d point values, %d cooldowns, %d latches%s (revision %d)",
+          "SEN-DB-053 restored %d point values, %d cooldowns, %d latches%s (revision %d)",
           kept.values().size(),
           kept.cooldowns().size(),
           kept.latchedRules().size(),
@@ -415,7 +433,7 @@ public class Gateway {
           revision);
     } catch (Exception e) {
       throw new IllegalStateException(
-          "SEN-DB-002 the last state could not be read from the store: " + e.getMessage(), e);
+          "SEN-DB-051 the last state could not be read from the store: " + e.getMessage(), e);
     }
   }
 

@@ -61,8 +61,10 @@ public final class Store implements AutoCloseable {
     if (config.url().isPresent()) {
       url = DbUrl.parse(config.url().get());
     } else {
+      // Stopped by close(), after the journal's last batch: not by a hook racing the shutdown.
       EmbeddedDatabase db =
-          EmbeddedDatabase.start(config.embeddedDataDir(), config.embeddedBinariesDir(), true);
+          EmbeddedDatabase.start(
+              config.embeddedDataDir(), config.embeddedBinariesDir(), true, 0, false);
       embedded = Optional.of(db);
       url = db.url();
       LOG.infof(
