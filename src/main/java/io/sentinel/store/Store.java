@@ -41,7 +41,7 @@ public final class Store implements AutoCloseable {
   /** A pool on {@code url} (two connections: the journal's writer and one reader). */
   public static Pool pool(Vertx vertx, DbUrl url) {
     return PgBuilder.pool()
-        .with(new PoolOptions().setMaxSize(2))
+        .with(new PoolOptions().setMaxSize(2).setName("sentinel-store"))
         .connectingTo(url.connectOptions())
         .using(vertx)
         .build();
