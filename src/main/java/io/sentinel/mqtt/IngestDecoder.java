@@ -53,7 +53,16 @@ public final class IngestDecoder {
       RejectReason reason, String topic, Optional<String> pointId, String message) {}
 
   /** What one message became. */
-  public record Decoded(List<Sample> samples, List<Rejection> rejections) {}
+  /**
+   * What one message gave: its samples (stamped at receipt), its rejections, and the device's own
+   * {@code ts} when it sent one (the log keeps it beside the sample; the engine does not use it).
+   */
+  public record Decoded(
+      List<Sample> samples, List<Rejection> rejections, Optional<Instant> deviceTime) {
+    public Decoded(List<Sample> samples, List<Rejection> rejections) {
+      this(samples, rejections, Optional.empty());
+    }
+  }
 
   /** A registry entry whose {@code source.mqtt} cannot be used, found when the gateway starts. */
   public record SourceProblem(PointSpec spec, String message) {}
@@ -159,7 +168,13 @@ public final class IngestDecoder {
       return rejected(RejectReason.WRONG_TYPE, topic, spec, "an array is not a value");
     }
     if (!(document instanceof JsonObject o)) {
-      return accept(spec, typed(spec, document, MeasureUnit.NONE, false), Quality.LIVE, topic, at);
+      return accept(
+          spec,
+          typed(spec, document, MeasureUnit.NONE, false),
+          Quality.LIVE,
+          topic,
+          at,
+          Optional.empty());
     }
     for (String key : o.fieldNames()) {
       if (!FIELDS.contains(key)) {
@@ -184,12 +199,13 @@ public final class IngestDecoder {
       quality = parsed.get();
     }
     Object ts = o.getValue("ts");
+    Optional<Instant> deviceTime = Optional.empty();
     if (ts != null) {
       try {
         if (!(ts instanceof String s)) {
           throw new DateTimeParseException("not a string", String.valueOf(ts), 0);
         }
-        Instant.parse(s);
+        deviceTime = Optional.of(Instant.parse(s));
       } catch (DateTimeParseException e) {
         return rejected(
             RejectReason.BAD_TIMESTAMP,
@@ -220,16 +236,23 @@ public final class IngestDecoder {
             "a live report needs a value (a report of quality alone names stale, unavailable or"
                 + " bad)");
       }
-      return accept(spec, new Typed(Value.ABSENT, null), quality, topic, at);
+      return accept(spec, new Typed(Value.ABSENT, null), quality, topic, at, deviceTime);
     }
-    return accept(spec, typed(spec, value, unit, u != null), quality, topic, at);
+    return accept(spec, typed(spec, value, unit, u != null), quality, topic, at, deviceTime);
   }
 
-  private Decoded accept(PointSpec spec, Typed typed, Quality quality, String topic, Instant at) {
+  private Decoded accept(
+      PointSpec spec,
+      Typed typed,
+      Quality quality,
+      String topic,
+      Instant at,
+      Optional<Instant> deviceTime) {
     if (typed.rejection != null) {
       return new Decoded(List.of(), List.of(withTopic(typed.rejection, topic, spec)));
     }
-    return new Decoded(List.of(new Sample(spec.id(), typed.value, quality, at)), List.of());
+    return new Decoded(
+        List.of(new Sample(spec.id(), typed.value, quality, at)), List.of(), deviceTime);
   }
 
   /** A value checked against its point's type, or the reason it does not fit. */

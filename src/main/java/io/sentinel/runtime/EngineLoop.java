@@ -7,6 +7,7 @@ import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.SelfPoint;
+import io.sentinel.journal.Observation;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.vertx.core.Context;
@@ -42,6 +43,20 @@ public final class EngineLoop {
     void planeReported(PlaneOutput plane);
   }
 
+  /**
+   * Where each pass goes to be kept (the store's recorder), called on the engine's context right
+   * after the pass, with the observations in the order the engine took them. Must not wait.
+   */
+  @FunctionalInterface
+  public interface PassLog {
+    PassLog NONE = (now, observations, result) -> {};
+
+    void record(Instant now, List<Observation> observations, PassResult result);
+
+    /** The command plane's and the runtime's own events (the engine's are in its pass). */
+    default void events(List<ControlEvent> events) {}
+  }
+
   private final Vertx vertx;
   private final Context context;
   private final Engine engine;
@@ -49,7 +64,8 @@ public final class EngineLoop {
   private final InstantSource clock;
   private final Duration lagThreshold;
   private final Outputs outputs;
-  private final ConcurrentLinkedQueue<Sample> inbox = new ConcurrentLinkedQueue<>();
+  private final PassLog passLog;
+  private final ConcurrentLinkedQueue<Observation> inbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean wakeScheduled = new AtomicBoolean();
   private long timer = -1;
   private Instant timerDue;
@@ -64,7 +80,8 @@ public final class EngineLoop {
       CommandPlane plane,
       InstantSource clock,
       Duration lagThreshold,
-      Outputs outputs) {
+      Outputs outputs,
+      PassLog passLog) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.engine = engine;
@@ -72,6 +89,7 @@ public final class EngineLoop {
     this.clock = clock;
     this.lagThreshold = lagThreshold;
     this.outputs = outputs;
+    this.passLog = passLog;
   }
 
   /** The first pass: the engine's start (fail-safe interlocks) reaches the command plane. */
@@ -79,14 +97,35 @@ public final class EngineLoop {
     context.runOnContext(v -> pass());
   }
 
-  public void stop() {
+  /**
+   * Stops taking passes; {@code last} runs on the engine's context after the last pass (the final
+   * snapshot for the store). Completes once it has run.
+   */
+  public CompletableFuture<Void> stop(Runnable last) {
     stopped = true;
-    context.runOnContext(v -> vertx.cancelTimer(timer));
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    context.runOnContext(
+        v -> {
+          vertx.cancelTimer(timer);
+          try {
+            last.run();
+            done.complete(null);
+          } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+          }
+        });
+    return done;
   }
 
-  /** Queues a sample (stamped at receipt by the caller) for the next pass; any thread. */
-  public void offer(Sample sample) {
-    inbox.add(sample);
+  /**
+   * Queues a sample (stamped at receipt by the caller) for the next pass; any thread. {@code
+   * source} says where it came from ({@code mqtt:<topic>}, {@code gpio:<pin>}), {@code deviceTime}
+   * is the device's own timestamp if it sent one: both only go to the log.
+   */
+  public void offer(Sample sample, String source, Optional<Instant> deviceTime) {
+    inbox.add(
+        new Observation(
+            sample.pointId(), sample.value(), sample.quality(), source, deviceTime, sample.at()));
     if (wakeScheduled.compareAndSet(false, true)) {
       context.runOnContext(v -> soon());
     }
@@ -106,9 +145,23 @@ public final class EngineLoop {
           }
           PlaneOutput out = work.get();
           if (!out.isEmpty()) {
+            logEvents(out);
             outputs.planeReported(out);
           }
           rearm();
+        });
+  }
+
+  /**
+   * Makes an alarm raised outside the engine visible like the engine's events, on the engine's
+   * context (the journal's alarms: it logs them itself, so they are not handed to the pass log).
+   */
+  public void alarm(ControlEvent event, SelfPoint selfPoint) {
+    context.runOnContext(
+        v -> {
+          if (!stopped) {
+            outputs.planeReported(new PlaneOutput(List.of(event), List.of(selfPoint)));
+          }
         });
   }
 
@@ -128,6 +181,13 @@ public final class EngineLoop {
   public <T> CompletableFuture<T> inspect(Function<CommandPlane, T> query) {
     CompletableFuture<T> result = new CompletableFuture<>();
     context.runOnContext(v -> result.complete(query.apply(plane)));
+    return result;
+  }
+
+  /** Reads the engine's state (point values, rule states) on its own thread. */
+  public <T> CompletableFuture<T> inspectEngine(Function<Engine, T> query) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    context.runOnContext(v -> result.complete(query.apply(engine)));
     return result;
   }
 
@@ -163,30 +223,63 @@ public final class EngineLoop {
     lastPassNanos = System.nanoTime();
     Instant now = now();
     List<Sample> batch = new ArrayList<>();
+    List<Observation> observations = new ArrayList<>();
     Instant oldest = null;
-    for (Sample s; (s = inbox.poll()) != null; ) {
-      if (oldest == null || s.at().isBefore(oldest)) {
-        oldest = s.at();
+    for (Observation o; (o = inbox.poll()) != null; ) {
+      Instant received = o.receivedAt();
+      if (oldest == null || received.isBefore(oldest)) {
+        oldest = received;
       }
-      // A sample stamped before the previous pass ran is taken at that pass's instant.
+      // A sample stamped before the previous pass ran is taken at that pass's instant; the log
+      // keeps the instant the engine took it at, which is what a replay feeds it by.
       Instant at =
-          s.at().isBefore(engine.clock()) ? engine.clock() : s.at().isAfter(now) ? now : s.at();
-      batch.add(at == s.at() ? s : new Sample(s.pointId(), s.value(), s.quality(), at));
+          received.isBefore(engine.clock())
+              ? engine.clock()
+              : received.isAfter(now) ? now : received;
+      Observation taken =
+          at.equals(received)
+              ? o
+              : new Observation(
+                  o.pointId(), o.value(), o.quality(), o.source(), o.observedAt(), at);
+      observations.add(taken);
+      batch.add(taken.toSample());
     }
     Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, now);
     lastLag = lag;
     boolean lagNow = lag.compareTo(lagThreshold) > 0;
     try {
       PassResult result = engine.pass(now, batch, lagNow);
+      log(now, observations, result);
       PlaneOutput applied = plane.apply(now, result);
       PlaneOutput ticked = plane.tick(now);
-      outputs.passed(
-          now, result, merge(applied, ticked, lagChange(lagNow, lag, now)), batch.size());
+      PlaneOutput planeOut = merge(applied, ticked, lagChange(lagNow, lag, now));
+      logEvents(planeOut);
+      outputs.passed(now, result, planeOut, batch.size());
     } catch (RuntimeException e) {
       // A defect must not stop the gateway: the pass is lost and said so, the next one runs.
       LOG.errorf(e, "SEN-020 engine pass at %s failed with %d samples", now, batch.size());
     }
     rearm();
+  }
+
+  /** The log must not cost a pass its commands: a failure to hand it over is said, not thrown. */
+  private void log(Instant now, List<Observation> observations, PassResult result) {
+    try {
+      passLog.record(now, observations, result);
+    } catch (RuntimeException e) {
+      LOG.errorf(e, "SEN-021 pass at %s not handed to the log", now);
+    }
+  }
+
+  private void logEvents(PlaneOutput out) {
+    if (out.events().isEmpty()) {
+      return;
+    }
+    try {
+      passLog.events(out.events());
+    } catch (RuntimeException e) {
+      LOG.errorf(e, "SEN-021 %d events not handed to the log", out.events().size());
+    }
   }
 
   private PlaneOutput lagChange(boolean lagNow, Duration lag, Instant now) {

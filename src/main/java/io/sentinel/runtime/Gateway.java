@@ -6,9 +6,13 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.sentinel.command.CommandPlane;
 import io.sentinel.command.CommandSettings;
+import io.sentinel.command.Driver;
+import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.EngineLimits;
+import io.sentinel.engine.PassResult;
 import io.sentinel.engine.StartMode;
+import io.sentinel.journal.Observation;
 import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.mqtt.IngestDecoder;
 import io.sentinel.mqtt.MqttConnection;
@@ -20,10 +24,17 @@ import io.sentinel.point.PointSpec;
 import io.sentinel.point.Sample;
 import io.sentinel.rule.Problem;
 import io.sentinel.rule.Site;
+import io.sentinel.store.Journal;
+import io.sentinel.store.PassRecorder;
+import io.sentinel.store.RestoredState;
+import io.sentinel.store.Revisions;
+import io.sentinel.store.Store;
+import io.sentinel.store.StoreConfig;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,8 +47,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -50,6 +63,12 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class Gateway {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
+
+  /** How often the derived state and the latches are kept while the engine runs. */
+  private static final Duration SNAPSHOT_EVERY = Duration.ofSeconds(10);
+
+  /** How long a start waits for the last run's spool to reach PostgreSQL before restoring. */
+  private static final Duration SPOOL_DRAIN_AT_START = Duration.ofSeconds(30);
 
   @Inject Vertx vertx;
   @Inject MeterRegistry meterRegistry;
@@ -117,7 +136,11 @@ public class Gateway {
   private String brokerUrl;
   private MqttConnection mqtt;
   private MqttDriver driver;
-  private EngineLoop loop;
+  private Driver commandDriver;
+  private Store store;
+  private PassRecorder recorder;
+  private long revision;
+  private volatile EngineLoop loop;
   private IngestDecoder decoder;
   private GatewayMetrics metrics;
   private volatile boolean running;
@@ -139,7 +162,8 @@ public class Gateway {
 
   private void start() {
     started = clock.instant();
-    site = loadSite(Path.of(siteDir));
+    Site.Loaded loaded = loadSite(Path.of(siteDir));
+    site = loaded.site().orElseThrow();
     topics = new Topics(siteName.filter(s -> !s.isBlank()).orElse(site.name()));
     List<IngestDecoder.SourceProblem> sourceProblems = new ArrayList<>();
     // Derived points are computed here: a sample for one from outside is an unknown point.
@@ -209,12 +233,12 @@ public class Gateway {
             new MqttConnection.Listener() {
               @Override
               public void connected() {
-                loop.readinessChanged(driver);
+                readinessChanged();
               }
 
               @Override
               public void disconnected(String cause) {
-                loop.readinessChanged(driver);
+                readinessChanged();
               }
             });
     driver =
@@ -225,6 +249,7 @@ public class Gateway {
               @Override
               public void delivered(String commandId) {
                 metrics.delivered();
+                store.journal().offerCommandState(commandId, "delivered", clock.instant(), "");
                 loop.delivered(commandId);
               }
 
@@ -232,20 +257,50 @@ public class Gateway {
               public void failed(String commandId, Throwable cause) {
                 metrics.failed();
                 LOG.debugf("command %s not delivered: %s", commandId, cause.getMessage());
+                store
+                    .journal()
+                    .offerCommandState(
+                        commandId, "failed", clock.instant(), String.valueOf(cause.getMessage()));
                 loop.failed(commandId);
               }
             });
     warnAboutGpio();
+    store = openStore();
+    awaitSpoolDrained();
+    revision = recordRevision(loaded.problems());
+    commandDriver = new JournaledDriver(driver, store.journal());
     Engine engine = new Engine(site.ruleSet(), started, StartMode.COLD, limits);
+    restore(engine);
+    recorder = new PassRecorder(store.journal(), engine, site.ruleSet(), revision, SNAPSHOT_EVERY);
     CommandPlane plane =
         new CommandPlane(
             site.ruleSet(),
-            spec -> driver.serve(spec),
+            spec -> {
+              driver.serve(spec);
+              return commandDriver;
+            },
             commandSettings,
             Long.toString(started.toEpochMilli(), 36));
+    Journal journal = store.journal();
     loop =
         new EngineLoop(
-            vertx, engine, plane, clock, lagThreshold, new GatewayOutputs(mqtt, topics, metrics));
+            vertx,
+            engine,
+            plane,
+            clock,
+            lagThreshold,
+            new GatewayOutputs(mqtt, topics, metrics),
+            new EngineLoop.PassLog() {
+              @Override
+              public void record(Instant now, List<Observation> observations, PassResult result) {
+                recorder.record(now, observations, result);
+              }
+
+              @Override
+              public void events(List<ControlEvent> events) {
+                events.forEach(journal::offerEvent);
+              }
+            });
     loop.start();
     mqtt.start();
     running = true;
@@ -263,18 +318,134 @@ public class Gateway {
   private synchronized void stop() {
     running = false;
     if (loop != null) {
-      loop.stop();
+      // The last snapshot is taken on the engine's thread, after its last pass.
+      PassRecorder last = recorder;
+      loop.stop(
+              () -> {
+                if (last != null) {
+                  last.snapshot(clock.instant());
+                }
+              })
+          .orTimeout(5, TimeUnit.SECONDS)
+          .exceptionally(
+              e -> {
+                LOG.warnf("SEN-DB-054 no final snapshot of derived state and latches: %s", e);
+                return null;
+              })
+          .join();
+      loop = null;
     }
     if (mqtt != null) {
       mqtt.stop(Duration.ofSeconds(2));
+      mqtt = null;
     }
     if (broker != null) {
       broker.close();
       broker = null;
     }
+    if (store != null) {
+      try {
+        store.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.errorf("SEN-DB-055 the store did not close cleanly: %s", e.getMessage());
+      }
+      store = null;
+      recorder = null;
+    }
   }
 
-  private static Site loadSite(Path dir) {
+  /**
+   * Stops the gateway and starts it again from the site folder and the store, as a new process
+   * would: every rule back in warmup, last values restored. Tests use it to restart in one JVM.
+   */
+  public synchronized void restart() {
+    stop();
+    start();
+  }
+
+  /** The database sentinel.db.url names, else the embedded one (docs/persistence.md). */
+  private Store openStore() {
+    try {
+      Store opened =
+          Store.open(
+              StoreConfig.from(ConfigProvider.getConfig()),
+              Optional.of(vertx),
+              (event, self) -> {
+                EngineLoop l = loop;
+                if (l != null) {
+                  l.alarm(event, self);
+                }
+              },
+              clock);
+      LOG.infof("SEN-DB-050 logging to %s", opened.url());
+      return opened;
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalStateException(
+          "SEN-DB-051 the store did not open (set sentinel.db.url / SENTINEL_DB_URL, or leave it"
+              + " unset for the embedded PostgreSQL): "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * Rows the last run left in the spool (PostgreSQL was away when it stopped) hold its newest point
+   * values, snapshot and latches: they go to PostgreSQL before the last state is read from it.
+   */
+  private void awaitSpoolDrained() {
+    Journal journal = store.journal();
+    if (journal.degraded() && !journal.drain(SPOOL_DRAIN_AT_START)) {
+      LOG.warnf(
+          "SEN-DB-056 the spool of the last run is not in PostgreSQL after %s: the state restored"
+              + " may be older than the last run's",
+          SPOOL_DRAIN_AT_START);
+    }
+  }
+
+  /** The site's files as a rule-set revision: the one the audit trail and the snapshots name. */
+  private long recordRevision(List<Problem> problems) {
+    try {
+      Revisions.Recorded recorded =
+          store
+              .revisions()
+              .record(site.name(), Revisions.filesOf(site.dir()), problems, "files", started);
+      return recorded.revision();
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "SEN-DB-051 the rule set could not be recorded as a revision: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Last values (quality restored), derived state, latches and cooldowns into the cold engine,
+   * before its first pass. What no longer fits the site is named and left out.
+   */
+  private void restore(Engine engine) {
+    try {
+      RestoredState kept = store.restore();
+      kept.applyTo(engine).forEach(note -> LOG.warnf("SEN-DB-052 %s", note));
+      LOG.infof(
+          "SEN-DB-053 restored %d point values, %d cooldowns, %d latches%s (revision %d)",
+          kept.values().size(),
+          kept.cooldowns().size(),
+          kept.latchedRules().size(),
+          kept.derivedSnapshot().isPresent() ? ", derived state" : "",
+          revision);
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "SEN-DB-051 the last state could not be read from the store: " + e.getMessage(), e);
+    }
+  }
+
+  /** MQTT's connection came or went: the command plane hears it (not once the gateway stopped). */
+  private void readinessChanged() {
+    EngineLoop l = loop;
+    if (l != null) {
+      l.readinessChanged(commandDriver);
+    }
+  }
+
+  private static Site.Loaded loadSite(Path dir) {
     Site.Loaded loaded = Site.load(dir);
     for (Problem p : loaded.problems()) {
       if (p.isError()) {
@@ -283,17 +454,16 @@ public class Gateway {
         LOG.warn(p.format());
       }
     }
-    return loaded
-        .site()
-        .orElseThrow(
-            () ->
-                new IllegalStateException(
-                    "SEN-001 site "
-                        + dir
-                        + " has "
-                        + loaded.problems().stream().filter(Problem::isError).count()
-                        + " error(s), listed above; the gateway does not start on a rule set it"
-                        + " cannot trust"));
+    if (loaded.site().isPresent()) {
+      return loaded;
+    }
+    throw new IllegalStateException(
+        "SEN-001 site "
+            + dir
+            + " has "
+            + loaded.problems().stream().filter(Problem::isError).count()
+            + " error(s), listed above; the gateway does not start on a rule set it"
+            + " cannot trust");
   }
 
   /** Until a GPIO adapter runs in this process, gpio-driven points are commanded over MQTT. */
@@ -315,8 +485,9 @@ public class Gateway {
     Instant at = clock.instant();
     String topic = publish.getTopic().toString();
     IngestDecoder.Decoded decoded = decoder.decode(topic, publish.getPayloadAsBytes(), at);
+    String source = "mqtt:" + topic;
     for (Sample s : decoded.samples()) {
-      loop.offer(s);
+      loop.offer(s, source, decoded.deviceTime());
     }
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {

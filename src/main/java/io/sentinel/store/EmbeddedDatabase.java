@@ -48,6 +48,19 @@ public final class EmbeddedDatabase implements AutoCloseable {
   /** As {@link #start(Path, Path, boolean)}, on a given port (0: any free one). */
   public static EmbeddedDatabase start(Path dataDir, Path binariesDir, boolean keepData, int port)
       throws IOException {
+    return start(dataDir, binariesDir, keepData, port, true);
+  }
+
+  /**
+   * As {@link #start(Path, Path, boolean, int)}; {@code stopAtJvmExit} false leaves stopping the
+   * server to {@link #close()} alone. An owner that closes it in its own shutdown (the gateway's
+   * store, after the journal's last batch) needs that: the JVM runs shutdown hooks concurrently,
+   * and one that stopped the server would cut that batch off. A server a killed JVM left running is
+   * stopped at the next start.
+   */
+  public static EmbeddedDatabase start(
+      Path dataDir, Path binariesDir, boolean keepData, int port, boolean stopAtJvmExit)
+      throws IOException {
     Files.createDirectories(dataDir);
     Files.createDirectories(binariesDir);
     stopOrphan(dataDir);
@@ -58,6 +71,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
             .setCleanDataDirectory(!keepData)
             .setPGStartupWait(Duration.ofSeconds(60))
             .setPort(port)
+            .setRegisterShutdownHook(stopAtJvmExit)
             // No one else connects: the server listens on loopback only, and has no socket file.
             .setServerConfig("listen_addresses", "localhost")
             .setServerConfig("unix_socket_directories", "''")

@@ -257,11 +257,18 @@ public final class Journal implements AutoCloseable {
     return enqueue(new RowsItem(List.of(Rows.event(seq, e)), List.of(), seq), 1);
   }
 
-  /** A snapshot of the derived points' state, for the next restart. */
-  public synchronized long offerDerivedSnapshot(Instant at, long revision, String snapshot) {
+  /**
+   * A snapshot of the derived points' state and of the DSL's latches ({@code
+   * Engine.latchedRules()}), for the next restart.
+   */
+  public synchronized long offerDerivedSnapshot(
+      Instant at, long revision, String snapshot, java.util.Set<String> latchedRules) {
     long seq = nextSeq.get();
     return enqueue(
-        new RowsItem(List.of(Rows.derivedSnapshot(seq, at, revision, snapshot)), List.of(), seq),
+        new RowsItem(
+            List.of(Rows.derivedSnapshot(seq, at, revision, snapshot, latchedRules)),
+            List.of(),
+            seq),
         1);
   }
 

@@ -10,12 +10,14 @@ import io.sentinel.rule.RuleSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The engine thread's side of the log, called right after each pass: it builds the pass's audit
  * entries (they read the engine's state, so they are made here, before the next pass) and offers
- * everything to the journal without waiting. Every {@code snapshotEvery} of engine time it also
- * offers the derived points' state, for the next restart.
+ * everything to the journal without waiting. Every {@code snapshotEvery} of engine time, and at
+ * once whenever a DSL latch is set or released, it also offers the derived points' state and the
+ * latches, for the next restart.
  */
 public final class PassRecorder {
   private final Journal journal;
@@ -23,6 +25,8 @@ public final class PassRecorder {
   private final AuditTrail trail;
   private final long revision;
   private final boolean hasDerived;
+  private final boolean hasLatches;
+  private Set<String> lastLatches = Set.of();
   private final Duration snapshotEvery;
   private Instant lastSnapshot = Instant.MIN;
 
@@ -33,6 +37,7 @@ public final class PassRecorder {
     this.revision = revision;
     this.snapshotEvery = snapshotEvery;
     this.hasDerived = !ruleSet.derived().ordered().isEmpty();
+    this.hasLatches = ruleSet.rules().stream().anyMatch(r -> r.holdUntil().isPresent());
     this.trail =
         new AuditTrail(ruleSet, revision, id -> engine.points().state(id), engine::decision);
   }
@@ -49,17 +54,24 @@ public final class PassRecorder {
             ? List.of()
             : trail.entries(now, result);
     long seq = journal.offer(new PassRecord(now, observations, result), audit);
-    if (hasDerived && !now.isBefore(lastSnapshot.plus(snapshotEvery))) {
+    // A latch is set or released only in a pass that changes claims.
+    boolean latchesChanged =
+        hasLatches
+            && !result.claimChanges().isEmpty()
+            && !engine.latchedRules().equals(lastLatches);
+    if (latchesChanged
+        || ((hasDerived || hasLatches) && !now.isBefore(lastSnapshot.plus(snapshotEvery)))) {
       snapshot(now);
     }
     return seq;
   }
 
-  /** Offers the derived state now (also at a clean stop). */
+  /** Offers the derived state and the latches now (also at a clean stop). */
   public void snapshot(Instant now) {
-    if (hasDerived) {
+    if (hasDerived || hasLatches) {
       lastSnapshot = now;
-      journal.offerDerivedSnapshot(now, revision, engine.derivedSnapshot());
+      lastLatches = engine.latchedRules();
+      journal.offerDerivedSnapshot(now, revision, engine.derivedSnapshot(), lastLatches);
     }
   }
 }

@@ -12,14 +12,20 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What a restart takes back from the log: each point's last value (restored with quality {@code
- * restored}, which no rule counts as live), the derived points' last state, and each action's last
- * firing (its cooldown).
+ * restored}, which no rule counts as live), the derived points' last state, the DSL's latches that
+ * had not been released (kept with the derived state), and each action's last firing (its
+ * cooldown).
  */
 public record RestoredState(
-    List<PointValue> values, Optional<String> derivedSnapshot, List<Cooldown> cooldowns) {
+    List<PointValue> values,
+    Optional<String> derivedSnapshot,
+    Set<String> latchedRules,
+    List<Cooldown> cooldowns) {
 
   public record PointValue(String pointId, Value value, Instant since) {}
 
@@ -35,12 +41,15 @@ public record RestoredState(
       values.add(new PointValue(r.getString("point_id"), v, instant(r.getOffsetDateTime("since"))));
     }
     Optional<String> snapshot = Optional.empty();
+    Set<String> latched = new TreeSet<>();
     for (Row r :
         db.await(
             pool.query(
-                    "SELECT snapshot::text AS s FROM derived_snapshots ORDER BY seq DESC LIMIT 1")
+                    "SELECT snapshot::text AS s, latches::text AS l FROM derived_snapshots"
+                        + " ORDER BY seq DESC LIMIT 1")
                 .execute())) {
       snapshot = Optional.of(r.getString("s"));
+      parse(r.getString("l")).forEach(id -> latched.add(id.asText()));
     }
     List<Cooldown> cooldowns = new ArrayList<>();
     for (Row r :
@@ -53,7 +62,7 @@ public record RestoredState(
               r.getInteger("action_index"),
               instant(r.getOffsetDateTime("last_fired_at"))));
     }
-    return new RestoredState(values, snapshot, cooldowns);
+    return new RestoredState(values, snapshot, latched, cooldowns);
   }
 
   /**
@@ -76,6 +85,13 @@ public record RestoredState(
       engine.points().restore(pv.pointId(), pv.value(), pv.since());
     }
     derivedSnapshot.ifPresent(engine::restoreDerived);
+    engine.restoreLatches(latchedRules);
+    Set<String> latchedNow = engine.latchedRules();
+    for (String id : latchedRules) {
+      if (!latchedNow.contains(id)) {
+        notes.add("rule " + id + " no longer latches (gone, disabled or no hold_until): released");
+      }
+    }
     for (Cooldown c : cooldowns) {
       if (!engine.restoreCooldown(c.ruleId(), c.actionIndex(), c.lastFired())) {
         notes.add(

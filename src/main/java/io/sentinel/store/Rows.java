@@ -144,8 +144,15 @@ final class Rows {
         Arrays.asList(sp.name(), json(sp.value()), text(sp.at()), "" + seq));
   }
 
-  static Row derivedSnapshot(long seq, Instant at, long revision, String snapshot) {
-    return row(Table.DERIVED_SNAPSHOTS, seq, text(at), Long.toString(revision), snapshot);
+  static Row derivedSnapshot(
+      long seq, Instant at, long revision, String snapshot, java.util.Set<String> latches) {
+    return row(
+        Table.DERIVED_SNAPSHOTS,
+        seq,
+        text(at),
+        Long.toString(revision),
+        snapshot,
+        write(new java.util.TreeSet<>(latches)));
   }
 
   static Row audit(AuditRecord a) {

@@ -41,7 +41,7 @@ public final class Store implements AutoCloseable {
   /** A pool on {@code url} (two connections: the journal's writer and one reader). */
   public static Pool pool(Vertx vertx, DbUrl url) {
     return PgBuilder.pool()
-        .with(new PoolOptions().setMaxSize(2))
+        .with(new PoolOptions().setMaxSize(2).setName("sentinel-store"))
         .connectingTo(url.connectOptions())
         .using(vertx)
         .build();
@@ -61,8 +61,10 @@ public final class Store implements AutoCloseable {
     if (config.url().isPresent()) {
       url = DbUrl.parse(config.url().get());
     } else {
+      // Stopped by close(), after the journal's last batch: not by a hook racing the shutdown.
       EmbeddedDatabase db =
-          EmbeddedDatabase.start(config.embeddedDataDir(), config.embeddedBinariesDir(), true);
+          EmbeddedDatabase.start(
+              config.embeddedDataDir(), config.embeddedBinariesDir(), true, 0, false);
       embedded = Optional.of(db);
       url = db.url();
       LOG.infof(

@@ -99,7 +99,12 @@ enum Table {
       Optional.of("rule_id, action_index")),
   DERIVED_SNAPSHOTS(
       "derived_snapshots",
-      List.of("seq:bigint", "taken_at:timestamptz", "revision:bigint", "snapshot:jsonb"),
+      List.of(
+          "seq:bigint",
+          "taken_at:timestamptz",
+          "revision:bigint",
+          "snapshot:jsonb",
+          "latches:jsonb"),
       Optional.empty()),
   AUDIT_LOG(
       "audit_log",

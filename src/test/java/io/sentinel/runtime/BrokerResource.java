@@ -2,7 +2,9 @@ package io.sentinel.runtime;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.sentinel.mqtt.EmbeddedBroker;
+import io.sentinel.store.TestDatabase;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -10,6 +12,8 @@ import java.lang.annotation.Target;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -24,7 +28,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * embedded Moquette on a free port when it does not (or when the test asks for one it can stop:
  * init arg {@code embedded=always}). Every test class gets its own site name with a random suffix,
  * so retained messages on a shared broker never leak between runs, and a recorder subscribed to the
- * site's topics before the gateway starts (a test sees the commands of the first pass).
+ * site's topics before the gateway starts (a test sees the commands of the first pass). Every test
+ * class also gets a database of its own ({@link TestDatabase}: the machine's PostgreSQL, else an
+ * embedded one), which the gateway logs to and restores from, dropped when the class is done.
  *
  * <p>Init args: {@code site-dir}, {@code site-prefix}, {@code embedded}; any other arg is passed
  * through as configuration.
@@ -43,6 +49,7 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     private final String site;
     private final BrokerClient recorder;
     private final int embeddedPort;
+    private TestDatabase database;
     private final List<BrokerClient.Received> seenByBroker = new CopyOnWriteArrayList<>();
     private EmbeddedBroker embedded;
 
@@ -60,6 +67,11 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
 
     public String site() {
       return site;
+    }
+
+    /** The gateway's database (sentinel.db.url), to look at what it logged. */
+    public TestDatabase database() {
+      return database;
     }
 
     public String topic(String rest) {
@@ -142,12 +154,21 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
         root + "self/#");
     broker = new Broker(url, site, recorder, embedded, embedded == null ? -1 : embedded.port());
     broker.seenByBroker.addAll(early);
+    broker.database = TestDatabase.create();
+    Path spool;
+    try {
+      spool = Files.createTempDirectory("sentinel-test-spool");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
     Map<String, String> config = new HashMap<>();
     config.put("sentinel.mqtt.url", url);
     config.put("sentinel.site", site);
     config.put("sentinel.site-dir", args.getOrDefault("site-dir", "."));
     config.put("sentinel.mqtt.reconnect-initial", "100ms");
     config.put("sentinel.mqtt.reconnect-max", "1s");
+    config.put("sentinel.db.url", broker.database.configUrl());
+    config.put("sentinel.db.spool-dir", spool.toString());
     args.forEach(
         (k, v) -> {
           if (!Set.of("site-dir", "site-prefix", "embedded").contains(k)) {
@@ -169,6 +190,14 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     if (broker == null) {
       return;
     }
+    try {
+      stopBroker();
+    } finally {
+      broker.database.close();
+    }
+  }
+
+  private void stopBroker() {
     if (broker.isEmbedded()) {
       broker.recorder().close();
       if (broker.embedded != null) {

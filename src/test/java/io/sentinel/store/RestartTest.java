@@ -33,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RestartTest {
   static final RuleSet SITE = Site.load(Path.of(".")).site().orElseThrow().ruleSet();
+  static final RuleSet LATCH_SITE =
+      Site.load(Path.of("src/test/resources/sites/latch")).site().orElseThrow().ruleSet();
   static final Instant T0 = Instant.parse("2026-11-02T05:00:00Z");
 
   TestDatabase db;
@@ -58,12 +60,17 @@ class RestartTest {
     final List<Decision> decisions = new ArrayList<>();
 
     Run(Pool pool, Path spool, Instant start, Optional<RestoredState> restored) throws Exception {
-      engine = new Engine(SITE, start, StartMode.COLD);
+      this(SITE, pool, spool, start, restored);
+    }
+
+    Run(RuleSet site, Pool pool, Path spool, Instant start, Optional<RestoredState> restored)
+        throws Exception {
+      engine = new Engine(site, start, StartMode.COLD);
       restored.ifPresent(r -> assertThat(r.applyTo(engine)).isEmpty());
       journal =
           Journal.open(
               pool, Journal.Settings.defaults(spool), (e, p) -> {}, InstantSource.system());
-      recorder = new PassRecorder(journal, engine, SITE, 1, Duration.ofSeconds(10));
+      recorder = new PassRecorder(journal, engine, site, 1, Duration.ofSeconds(10));
     }
 
     PassResult pass(Instant t, Sample... samples) {
@@ -79,6 +86,11 @@ class RestartTest {
 
     void stop(Instant t) {
       recorder.snapshot(t);
+      killed();
+    }
+
+    /** Gone without a last snapshot: only what the recorder offered on its own is kept. */
+    void killed() {
       assertThat(journal.flush(Duration.ofSeconds(10))).isTrue();
       journal.close();
     }
@@ -185,5 +197,38 @@ class RestartTest {
     // Within 15 min of the last notification: quiet, although this engine never notified.
     assertThat(reopened.actions()).extracting(a -> a.ruleId()).doesNotContain("door-open-alert");
     second.stop(again);
+  }
+
+  @Test
+  void restart_keepsTheLatch_keptWhenItWasSet_andItHoldsUntilTheReset(@TempDir Path dir)
+      throws Exception {
+    Run first = new Run(LATCH_SITE, pool, dir.resolve("spool1"), T0, Optional.empty());
+    Instant t = T0.plusSeconds(1);
+    first.pass(t, live("line.estop", Value.TRUE, t), live("line.reset", Value.FALSE, t));
+    Instant released = t.plusSeconds(1);
+    first.pass(released, live("line.estop", Value.FALSE, released));
+    assertThat(first.decisions)
+        .extracting(RestartTest::describe)
+        .containsExactly("line.motor-stop=true by estop-hold");
+    // Killed a second after the latch was set, long before a periodic snapshot was due.
+    first.killed();
+
+    RestoredState kept = RestoredState.load(pool, Duration.ofSeconds(10));
+    assertThat(kept.latchedRules()).containsExactly("estop-hold");
+    Instant restart = released.plusSeconds(600);
+    Run second = new Run(LATCH_SITE, pool, dir.resolve("spool2"), restart, Optional.of(kept));
+    second.pass(restart);
+    assertThat(second.decisions)
+        .extracting(RestartTest::describe)
+        .containsExactly("line.motor-stop=true by estop-hold");
+
+    Instant reset = restart.plusSeconds(5);
+    second.pass(
+        reset, live("line.estop", Value.FALSE, reset), live("line.reset", Value.TRUE, reset));
+    assertThat(second.decisions)
+        .extracting(RestartTest::describe)
+        .endsWith("line.motor-stop=false by release");
+    second.stop(reset);
+    assertThat(RestoredState.load(pool, Duration.ofSeconds(10)).latchedRules()).isEmpty();
   }
 }

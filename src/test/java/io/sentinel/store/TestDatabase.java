@@ -43,6 +43,47 @@ public final class TestDatabase implements AutoCloseable {
     return url;
   }
 
+  /** The URL as sentinel.db.url takes it, password included (a gateway test configures it). */
+  public String configUrl() {
+    String credentials =
+        java.net.URLEncoder.encode(url.user(), java.nio.charset.StandardCharsets.UTF_8)
+            + url.password()
+                .map(
+                    p ->
+                        ":"
+                            + java.net.URLEncoder.encode(
+                                p, java.nio.charset.StandardCharsets.UTF_8))
+                .orElse("");
+    return "postgresql://"
+        + credentials
+        + "@"
+        + url.host()
+        + ":"
+        + url.port()
+        + "/"
+        + url.database();
+  }
+
+  /** The rows of a query, each as its columns' text (tests only: to look). */
+  public java.util.List<java.util.List<String>> rows(String query) {
+    java.util.List<java.util.List<String>> out = new java.util.ArrayList<>();
+    try (Connection c = connect(url);
+        Statement s = c.createStatement();
+        var rs = s.executeQuery(query)) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        java.util.List<String> row = new java.util.ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+          row.add(rs.getString(i));
+        }
+        out.add(row);
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new IllegalStateException(query + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Runs a statement on the test's database over JDBC (tests only: to look, or to tamper). */
   public void execute(String statement) {
     sql(url, statement);
