@@ -67,8 +67,20 @@ public final class BrokerClient implements AutoCloseable {
     this.onMessage = handler;
   }
 
+  /** Publishes at QoS 1 and waits for the broker's acknowledgement, never forever. */
   public void publish(String topic, String payload) {
-    publishAsync(topic, payload.getBytes(StandardCharsets.UTF_8), false).join();
+    try {
+      publishAsync(topic, payload.getBytes(StandardCharsets.UTF_8), false)
+          .get(20, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError(
+          "the broker did not acknowledge a publish to " + topic + " in 20 s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new AssertionError("publish to " + topic + " failed", e.getCause());
+    }
   }
 
   public CompletableFuture<?> publishAsync(String topic, byte[] payload, boolean retain) {
