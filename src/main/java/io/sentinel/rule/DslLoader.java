@@ -198,16 +198,7 @@ public final class DslLoader {
   }
 
   private static String writtenId(Node node) {
-    if (node instanceof MappingNode m) {
-      for (var t : m.getValue()) {
-        if (t.getKeyNode() instanceof ScalarNode k
-            && k.getValue().equals("rule")
-            && t.getValueNode() instanceof ScalarNode v) {
-          return v.getValue();
-        }
-      }
-    }
-    return "";
+    return YamlFile.scalarOf(node, "rule");
   }
 
   /** A path of the rule, with the zone's * in place of each * segment in a zone instance. */

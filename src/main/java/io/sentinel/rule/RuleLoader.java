@@ -28,7 +28,6 @@ import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.common.ScalarStyle;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
-import org.snakeyaml.engine.v2.nodes.NodeTuple;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
 
@@ -241,16 +240,7 @@ public final class RuleLoader {
   }
 
   private String ruleId(Node node) {
-    if (node instanceof MappingNode m) {
-      for (NodeTuple t : m.getValue()) {
-        if (t.getKeyNode() instanceof ScalarNode k
-            && k.getValue().equals("id")
-            && t.getValueNode() instanceof ScalarNode v) {
-          return v.getValue();
-        }
-      }
-    }
-    return "";
+    return YamlFile.scalarOf(node, "id");
   }
 
   private Optional<Band> band(Fields f, String id) {

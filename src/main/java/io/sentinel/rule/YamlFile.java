@@ -46,23 +46,9 @@ public final class YamlFile {
     return problems;
   }
 
-  /** Parses the text; a syntax error is reported with its line and yields nothing. */
+  /** Parses the text's first document; a syntax error is reported with its line. */
   public Optional<Node> parse(String text) {
-    LoadSettings settings =
-        LoadSettings.builder()
-            .setLabel(file)
-            .setUseMarks(true)
-            .setMaxAliasesForCollections(50)
-            .build();
-    try {
-      return new Compose(settings).composeString(text);
-    } catch (MarkedYamlEngineException e) {
-      int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
-      problems.error("YAML-001", file, line, "", "not valid YAML: " + e.getProblem());
-    } catch (YamlEngineException e) {
-      problems.error("YAML-001", file, 0, "", "not valid YAML: " + e.getMessage());
-    }
-    return Optional.empty();
+    return parseAll(text).stream().findFirst();
   }
 
   /**
@@ -83,10 +69,26 @@ public final class YamlFile {
     } catch (MarkedYamlEngineException e) {
       int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
       problems.error("YAML-001", file, line, "", "not valid YAML: " + e.getProblem());
+      out.clear();
     } catch (YamlEngineException e) {
       problems.error("YAML-001", file, 0, "", "not valid YAML: " + e.getMessage());
+      out.clear();
     }
     return out;
+  }
+
+  /** The text of a mapping's scalar value under {@code key}, before the mapping is checked. */
+  public static String scalarOf(Node node, String key) {
+    if (node instanceof MappingNode m) {
+      for (NodeTuple t : m.getValue()) {
+        if (t.getKeyNode() instanceof ScalarNode k
+            && k.getValue().equals(key)
+            && t.getValueNode() instanceof ScalarNode v) {
+          return v.getValue();
+        }
+      }
+    }
+    return "";
   }
 
   public static int line(Node node) {
