@@ -79,7 +79,10 @@ public final class MqttConnection {
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
    *     keeps them, and the client subscribes again when a broker lost the session
-   * @param inbound every message that arrives, on the client's thread
+   * @param inbound every message that arrives, on the client's thread; acknowledged manually: the
+   *     consumer calls {@link Mqtt3Publish#acknowledge()} once per message, when it may be
+   *     forgotten (the client sends the PUBACKs in the order the messages arrived, so one never
+   *     acknowledged holds back every later one)
    */
   public MqttConnection(
       Settings settings,
@@ -138,8 +141,10 @@ public final class MqttConnection {
     }
     this.client = builder.buildAsync();
     // Registered before connecting: what the broker kept for the session arrives right after
-    // CONNACK, before any subscribe call could register a callback.
-    client.publishes(MqttGlobalPublishFilter.ALL, inbound);
+    // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
+    // message is acknowledged to the broker only when the consumer says so (the gateway: once its
+    // pass is durable in the journal), so a crash before that has the broker deliver it again.
+    client.publishes(MqttGlobalPublishFilter.ALL, inbound, true);
   }
 
   /** Connects in the background; failures are retried with backoff. */

@@ -15,6 +15,7 @@ import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -22,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
@@ -36,6 +38,15 @@ public final class EngineLoop {
   private static final Logger LOG = Logger.getLogger(EngineLoop.class);
   private static final long CYCLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+  /** How often waiting acknowledgements look at the log's durable mark between passes. */
+  static final long ACK_POLL_MILLIS = 5;
+
+  /** A sample on its way to a pass; {@code ack} (or null) releases the message that carried it. */
+  private record Inbound(Observation observation, Runnable ack) {}
+
+  /** The acknowledgements of the messages a pass took, released once the pass is durable. */
+  private record PendingAcks(long seq, List<Runnable> acks) {}
+
   /** Where a pass's outputs go (publication, logs, metrics); called on the engine's context. */
   public interface Outputs {
     void passed(Instant now, PassResult result, PlaneOutput plane, int samples);
@@ -49,9 +60,18 @@ public final class EngineLoop {
    */
   @FunctionalInterface
   public interface PassLog {
-    PassLog NONE = (now, observations, result) -> {};
+    PassLog NONE = (now, observations, result) -> -1;
 
-    void record(Instant now, List<Observation> observations, PassResult result);
+    /**
+     * Keeps one pass; returns the sequence number the log gave its last row, or -1 when it did not
+     * keep it (no log, or the log refused it and said so).
+     */
+    long record(Instant now, List<Observation> observations, PassResult result);
+
+    /** Everything up to this sequence number is durable (the store's journal: on disk). */
+    default long durableSeq() {
+      return Long.MAX_VALUE;
+    }
 
     /** The command plane's and the runtime's own events (the engine's are in its pass). */
     default void events(List<ControlEvent> events) {}
@@ -65,7 +85,11 @@ public final class EngineLoop {
   private final Duration lagThreshold;
   private final Outputs outputs;
   private final PassLog passLog;
-  private final ConcurrentLinkedQueue<Observation> inbox = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Inbound> inbox = new ConcurrentLinkedQueue<>();
+  private final ArrayDeque<PendingAcks> pendingAcks = new ArrayDeque<>();
+  private final AtomicLong unacknowledged = new AtomicLong();
+  private volatile long acknowledgedThrough = -1;
+  private long ackTimer = -1;
   private final AtomicBoolean wakeScheduled = new AtomicBoolean();
   private long timer = -1;
   private Instant timerDue;
@@ -107,6 +131,7 @@ public final class EngineLoop {
     context.runOnContext(
         v -> {
           vertx.cancelTimer(timer);
+          vertx.cancelTimer(ackTimer);
           try {
             last.run();
             done.complete(null);
@@ -123,9 +148,64 @@ public final class EngineLoop {
    * is the device's own timestamp if it sent one: both only go to the log.
    */
   public void offer(Sample sample, String source, Optional<Instant> deviceTime) {
-    inbox.add(
-        new Observation(
-            sample.pointId(), sample.value(), sample.quality(), source, deviceTime, sample.at()));
+    inbox.add(new Inbound(observation(sample, source, deviceTime), null));
+    wake();
+  }
+
+  /**
+   * Queues the samples of one message and the acknowledgement that releases it to its sender; any
+   * thread. {@code ack} runs on the engine's context once the pass that took the last of them is
+   * durable in the log ({@link PassLog#durableSeq()}), or at once when there is no sample to take
+   * (or the log did not keep the pass: it has said so). It runs at most once; a message whose pass
+   * never became durable before a stop is not acknowledged, and the broker delivers it again.
+   */
+  public void offer(
+      List<Sample> samples, String source, Optional<Instant> deviceTime, Runnable ack) {
+    if (samples.isEmpty()) {
+      ack.run();
+      return;
+    }
+    unacknowledged.incrementAndGet();
+    for (int i = 0; i < samples.size(); i++) {
+      inbox.add(
+          new Inbound(
+              observation(samples.get(i), source, deviceTime),
+              i == samples.size() - 1 ? ack : null));
+    }
+    wake();
+  }
+
+  /** Messages taken (or waiting to be) whose acknowledgement waits for the log's durable mark. */
+  public long unacknowledged() {
+    return unacknowledged.get();
+  }
+
+  /** The sequence number of the last pass whose messages were acknowledged as durable, or -1. */
+  public long acknowledgedThrough() {
+    return acknowledgedThrough;
+  }
+
+  /**
+   * Releases the acknowledgements whose passes are durable now, on the engine's context; also after
+   * {@link #stop}, so that a clean stop acknowledges what the store flushed.
+   */
+  public CompletableFuture<Void> acknowledgeDurable() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    context.runOnContext(
+        v -> {
+          releaseDurable();
+          done.complete(null);
+        });
+    return done;
+  }
+
+  private static Observation observation(
+      Sample sample, String source, Optional<Instant> deviceTime) {
+    return new Observation(
+        sample.pointId(), sample.value(), sample.quality(), source, deviceTime, sample.at());
+  }
+
+  private void wake() {
     if (wakeScheduled.compareAndSet(false, true)) {
       context.runOnContext(v -> soon());
     }
@@ -224,8 +304,13 @@ public final class EngineLoop {
     Instant now = now();
     List<Sample> batch = new ArrayList<>();
     List<Observation> observations = new ArrayList<>();
+    List<Runnable> acks = new ArrayList<>();
     Instant oldest = null;
-    for (Observation o; (o = inbox.poll()) != null; ) {
+    for (Inbound in; (in = inbox.poll()) != null; ) {
+      Observation o = in.observation();
+      if (in.ack() != null) {
+        acks.add(in.ack());
+      }
       Instant received = o.receivedAt();
       if (oldest == null || received.isBefore(oldest)) {
         oldest = received;
@@ -247,9 +332,10 @@ public final class EngineLoop {
     Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, now);
     lastLag = lag;
     boolean lagNow = lag.compareTo(lagThreshold) > 0;
+    long seq = -1;
     try {
       PassResult result = engine.pass(now, batch, lagNow);
-      log(now, observations, result);
+      seq = log(now, observations, result);
       PlaneOutput applied = plane.apply(now, result);
       PlaneOutput ticked = plane.tick(now);
       PlaneOutput planeOut = merge(applied, ticked, lagChange(lagNow, lag, now));
@@ -259,15 +345,65 @@ public final class EngineLoop {
       // A defect must not stop the gateway: the pass is lost and said so, the next one runs.
       LOG.errorf(e, "SEN-020 engine pass at %s failed with %d samples", now, batch.size());
     }
+    awaitDurable(seq, acks);
     rearm();
   }
 
-  /** The log must not cost a pass its commands: a failure to hand it over is said, not thrown. */
-  private void log(Instant now, List<Observation> observations, PassResult result) {
+  /**
+   * A pass the log kept is acknowledged once the log's durable mark has passed it; one it did not
+   * keep (no log, refused, failed: each said where it happened) at once, because the MQTT client
+   * sends acknowledgements in order and one held forever would hold back every later one.
+   */
+  private void awaitDurable(long seq, List<Runnable> acks) {
+    if (!acks.isEmpty()) {
+      if (seq < 0) {
+        acks.forEach(this::acknowledge);
+      } else {
+        pendingAcks.addLast(new PendingAcks(seq, acks));
+      }
+    }
+    releaseDurable();
+    if (!pendingAcks.isEmpty() && ackTimer < 0 && !stopped) {
+      ackTimer =
+          vertx.setTimer(
+              ACK_POLL_MILLIS,
+              id -> {
+                ackTimer = -1;
+                if (!stopped) {
+                  awaitDurable(-1, List.of());
+                }
+              });
+    }
+  }
+
+  private void releaseDurable() {
+    if (pendingAcks.isEmpty()) {
+      return;
+    }
+    long durable = passLog.durableSeq();
+    while (!pendingAcks.isEmpty() && pendingAcks.peekFirst().seq() <= durable) {
+      PendingAcks p = pendingAcks.removeFirst();
+      p.acks().forEach(this::acknowledge);
+      acknowledgedThrough = p.seq();
+    }
+  }
+
+  private void acknowledge(Runnable ack) {
+    unacknowledged.decrementAndGet();
     try {
-      passLog.record(now, observations, result);
+      ack.run();
+    } catch (RuntimeException e) {
+      LOG.warnf("SEN-022 an MQTT message could not be acknowledged: %s", e.getMessage());
+    }
+  }
+
+  /** The log must not cost a pass its commands: a failure to hand it over is said, not thrown. */
+  private long log(Instant now, List<Observation> observations, PassResult result) {
+    try {
+      return passLog.record(now, observations, result);
     } catch (RuntimeException e) {
       LOG.errorf(e, "SEN-021 pass at %s not handed to the log", now);
+      return -1;
     }
   }
 

@@ -1,6 +1,7 @@
 package io.sentinel.runtime;
 
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -21,7 +22,6 @@ import io.sentinel.mqtt.Payloads;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
-import io.sentinel.point.Sample;
 import io.sentinel.rule.Problem;
 import io.sentinel.rule.Site;
 import io.sentinel.store.Journal;
@@ -182,6 +182,11 @@ public class Gateway {
           "SEN-001 site " + siteDir + " has errors; the gateway does not start on it");
     }
     metrics = new GatewayMetrics(meterRegistry);
+    Gauge.builder("sentinel.ingest.unacknowledged", this, Gateway::unacknowledged)
+        .description(
+            "MQTT messages taken whose acknowledgement waits for their pass to be durable in the"
+                + " journal")
+        .register(meterRegistry);
     if (mqttUrl.filter(u -> !u.isBlank()).isPresent()) {
       brokerUrl = mqttUrl.get().trim();
     } else {
@@ -292,8 +297,13 @@ public class Gateway {
             new GatewayOutputs(mqtt, topics, metrics),
             new EngineLoop.PassLog() {
               @Override
-              public void record(Instant now, List<Observation> observations, PassResult result) {
-                recorder.record(now, observations, result);
+              public long record(Instant now, List<Observation> observations, PassResult result) {
+                return recorder.record(now, observations, result);
+              }
+
+              @Override
+              public long durableSeq() {
+                return journal.durableSeq();
               }
 
               @Override
@@ -319,6 +329,7 @@ public class Gateway {
     running = false;
     if (loop != null) {
       // The last snapshot is taken on the engine's thread, after its last pass.
+      EngineLoop stopping = loop;
       PassRecorder last = recorder;
       loop.stop(
               () -> {
@@ -333,6 +344,16 @@ public class Gateway {
                 return null;
               })
           .join();
+      // What the last passes took is acknowledged to the broker once the store has it on disk;
+      // what is still not durable after the wait is delivered again to the next session.
+      if (store != null && mqtt != null) {
+        store.journal().flush(Duration.ofSeconds(5));
+        stopping
+            .acknowledgeDurable()
+            .orTimeout(2, TimeUnit.SECONDS)
+            .exceptionally(e -> null)
+            .join();
+      }
       loop = null;
     }
     if (mqtt != null) {
@@ -480,15 +501,23 @@ public class Gateway {
     }
   }
 
-  /** On the MQTT client's thread: decode, queue samples, count and report rejections. */
+  /**
+   * On the MQTT client's thread: decode, queue samples, count and report rejections. The message is
+   * acknowledged to the broker (manual acknowledgement, {@link MqttConnection}) once the pass that
+   * took its samples is durable in the journal; a message with no sample to take (rejected: counted
+   * and logged here) at once.
+   */
   private void ingest(Mqtt3Publish publish) {
+    EngineLoop l = loop;
+    if (l == null) {
+      // Stopping: not acknowledged, so the broker delivers it again to the next session.
+      return;
+    }
     Instant at = clock.instant();
     String topic = publish.getTopic().toString();
     IngestDecoder.Decoded decoded = decoder.decode(topic, publish.getPayloadAsBytes(), at);
     String source = "mqtt:" + topic;
-    for (Sample s : decoded.samples()) {
-      loop.offer(s, source, decoded.deviceTime());
-    }
+    l.offer(decoded.samples(), source, decoded.deviceTime(), publish::acknowledge);
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());
@@ -535,6 +564,12 @@ public class Gateway {
 
   public EngineLoop loop() {
     return loop;
+  }
+
+  /** MQTT messages whose acknowledgement waits for the journal (sentinel_ingest_unacknowledged). */
+  public long unacknowledged() {
+    EngineLoop l = loop;
+    return l == null ? 0 : l.unacknowledged();
   }
 
   /** Rejections counted since start, all reasons. */

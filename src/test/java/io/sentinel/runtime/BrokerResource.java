@@ -225,7 +225,7 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     }
   }
 
-  private static boolean mosquittoAnswers() {
+  static boolean mosquittoAnswers() {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", 1883), 300);
       // CONNECT (MQTT 3.1.1, clean session, keep-alive 5 s, client id "probe"): a broker answers

@@ -47,6 +47,8 @@ class GatewayStoreTest {
 
   @Inject Gateway gateway;
 
+  @Inject io.micrometer.core.instrument.MeterRegistry meters;
+
   private BrokerClient device;
 
   @Test
@@ -158,6 +160,29 @@ class GatewayStoreTest {
     JsonObject pump = awaitCommands("boiler.ch1.pump", pumpBefore + 1).get(pumpBefore).json();
     assertThat(pump.getValue("value")).isEqualTo(true);
     assertThat(pump.getString("rule")).isEqualTo("pump-run-on");
+  }
+
+  @Test
+  @Order(3)
+  void aSample_isAcknowledgedToTheBroker_onlyOnceItsPassIsDurableInTheJournal() {
+    await().atMost(WAIT).until(() -> gateway.unacknowledged() == 0);
+    long before = gateway.loop().acknowledgedThrough();
+    device().publish(broker.topic("points/" + FLOW), "44");
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> gateway.loop().acknowledgedThrough() > before && gateway.unacknowledged() == 0);
+    long acknowledgedThrough = gateway.loop().acknowledgedThrough();
+    // Acknowledged means durable: the sample's row is in PostgreSQL already (no waiting here), at a
+    // sequence number the journal's durable mark had passed when the acknowledgement went out.
+    long seq =
+        db().count(
+                "SELECT coalesce(max(seq), 0) FROM observations WHERE point_id = '"
+                    + FLOW
+                    + "' AND value::text = '44'");
+    assertThat(seq).isPositive().isLessThanOrEqualTo(acknowledgedThrough);
+    assertThat(meters.get("sentinel.ingest.unacknowledged").gauge().value()).isZero();
   }
 
   private RuleState pumpRuleState() throws Exception {
