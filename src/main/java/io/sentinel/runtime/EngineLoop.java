@@ -38,9 +38,6 @@ public final class EngineLoop {
   private static final Logger LOG = Logger.getLogger(EngineLoop.class);
   private static final long CYCLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-  /** How often waiting acknowledgements look at the log's durable mark between passes. */
-  static final long ACK_POLL_MILLIS = 5;
-
   /** A sample on its way to a pass; {@code ack} (or null) releases the message that carried it. */
   private record Inbound(Observation observation, Runnable ack) {}
 
@@ -73,6 +70,12 @@ public final class EngineLoop {
       return Long.MAX_VALUE;
     }
 
+    /**
+     * Registers what the log calls, on any thread, each time its durable mark has moved: waiting
+     * acknowledgements are released then, not on a timer.
+     */
+    default void onDurable(Runnable moved) {}
+
     /** The command plane's and the runtime's own events (the engine's are in its pass). */
     default void events(List<ControlEvent> events) {}
   }
@@ -89,7 +92,7 @@ public final class EngineLoop {
   private final ArrayDeque<PendingAcks> pendingAcks = new ArrayDeque<>();
   private final AtomicLong unacknowledged = new AtomicLong();
   private volatile long acknowledgedThrough = -1;
-  private long ackTimer = -1;
+  private final AtomicBoolean releaseScheduled = new AtomicBoolean();
   private final AtomicBoolean wakeScheduled = new AtomicBoolean();
   private long timer = -1;
   private Instant timerDue;
@@ -114,6 +117,7 @@ public final class EngineLoop {
     this.lagThreshold = lagThreshold;
     this.outputs = outputs;
     this.passLog = passLog;
+    passLog.onDurable(this::durableMoved);
   }
 
   /** The first pass: the engine's start (fail-safe interlocks) reaches the command plane. */
@@ -131,7 +135,6 @@ public final class EngineLoop {
     context.runOnContext(
         v -> {
           vertx.cancelTimer(timer);
-          vertx.cancelTimer(ackTimer);
           try {
             last.run();
             done.complete(null);
@@ -350,9 +353,10 @@ public final class EngineLoop {
   }
 
   /**
-   * A pass the log kept is acknowledged once the log's durable mark has passed it; one it did not
-   * keep (no log, refused, failed: each said where it happened) at once, because the MQTT client
-   * sends acknowledgements in order and one held forever would hold back every later one.
+   * A pass the log kept is acknowledged once the log's durable mark has passed it (checked now and
+   * each time the log says the mark moved); one it did not keep (no log, refused, failed: each said
+   * where it happened) at once, because the MQTT client sends acknowledgements in order and one
+   * held forever would hold back every later one.
    */
   private void awaitDurable(long seq, List<Runnable> acks) {
     if (!acks.isEmpty()) {
@@ -363,16 +367,16 @@ public final class EngineLoop {
       }
     }
     releaseDurable();
-    if (!pendingAcks.isEmpty() && ackTimer < 0 && !stopped) {
-      ackTimer =
-          vertx.setTimer(
-              ACK_POLL_MILLIS,
-              id -> {
-                ackTimer = -1;
-                if (!stopped) {
-                  awaitDurable(-1, List.of());
-                }
-              });
+  }
+
+  /** The log's durable mark moved (any thread): release what waits, on the engine's context. */
+  private void durableMoved() {
+    if (releaseScheduled.compareAndSet(false, true)) {
+      context.runOnContext(
+          v -> {
+            releaseScheduled.set(false);
+            releaseDurable();
+          });
     }
   }
 

@@ -307,6 +307,11 @@ public class Gateway {
               }
 
               @Override
+              public void onDurable(Runnable moved) {
+                journal.onDurable(moved);
+              }
+
+              @Override
               public void events(List<ControlEvent> events) {
                 events.forEach(journal::offerEvent);
               }

@@ -133,6 +133,7 @@ public final class Journal implements AutoCloseable {
   private final Thread thread;
   private final AtomicLong nextSeq;
   private volatile long durableSeq;
+  private volatile Runnable durableMoved = () -> {};
 
   /** Offers handled either way: kept (durable) or counted lost; what flush and drain wait for. */
   private volatile long settledSeq;
@@ -334,6 +335,26 @@ public final class Journal implements AutoCloseable {
     return durableSeq;
   }
 
+  /**
+   * {@code moved} runs on the journal's thread each time {@link #durableSeq()} has moved; it must
+   * return at once (the gateway hands it to the engine's context to acknowledge MQTT messages).
+   */
+  public void onDurable(Runnable moved) {
+    this.durableMoved = moved;
+  }
+
+  private void markDurable(long seq) {
+    if (seq > durableSeq) {
+      durableSeq = seq;
+      try {
+        durableMoved.run();
+      } catch (RuntimeException e) {
+        // The mark itself has moved; whoever waits for it also checks it after each pass.
+        LOG.debugf("durable mark listener failed: %s", e.getMessage());
+      }
+    }
+  }
+
   /** Offers waiting for the writer (a load generator keeps below the capacity with it). */
   public int backlog() {
     return queue.size();
@@ -452,7 +473,7 @@ public final class Journal implements AutoCloseable {
         writer.write(rows);
         written += rows.size();
         if (marks) {
-          durableSeq = Math.max(durableSeq, maxSeq(rows));
+          markDurable(maxSeq(rows));
           settledSeq = Math.max(settledSeq, durableSeq);
         }
         return;
@@ -467,7 +488,7 @@ public final class Journal implements AutoCloseable {
     int taken = spool.append(rows);
     spooled += taken;
     if (taken > 0 && marks) {
-      durableSeq = Math.max(durableSeq, maxSeq(rows.subList(0, taken)));
+      markDurable(maxSeq(rows.subList(0, taken)));
     }
     if (marks) {
       settledSeq = Math.max(settledSeq, maxSeq(rows));
