@@ -176,12 +176,19 @@ public final class CommandPlane {
     return Optional.of(s);
   }
 
-  /** A driver became ready (or stopped being): what waited for it is handed over now. */
+  /**
+   * A driver became ready (or stopped being): what waited for it is handed over now, interlock-band
+   * commands before the others.
+   */
   public PlaneOutput readinessChanged(Instant now, Driver driver) {
-    for (Slot s : slots.values()) {
-      if (s.driver == driver) {
-        dispatch(s, now);
-        reviewInterlock(s, now);
+    // Interlock commands first: a fail-safe reaches its device before anything else that waited.
+    for (boolean interlocks : new boolean[] {true, false}) {
+      for (Slot s : slots.values()) {
+        boolean interlock = s.waiting != null && s.waiting.band.orElse(null) == Band.INTERLOCK;
+        if (s.driver == driver && interlock == interlocks) {
+          dispatch(s, now);
+          reviewInterlock(s, now);
+        }
       }
     }
     return flush();

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
@@ -73,6 +74,7 @@ public final class EngineLoop {
   private boolean lagging;
   private volatile Duration lastLag = Duration.ZERO;
   private volatile boolean stopped;
+  private volatile Consumer<Throwable> fatal = e -> {};
 
   public EngineLoop(
       Vertx vertx,
@@ -90,6 +92,14 @@ public final class EngineLoop {
     this.lagThreshold = lagThreshold;
     this.outputs = outputs;
     this.passLog = passLog;
+  }
+
+  /**
+   * Who hears that the engine failed for good (an {@link Error} in a pass: out of memory, a stack
+   * overflow): the loop takes no further pass.
+   */
+  public void onFatal(Consumer<Throwable> handler) {
+    this.fatal = handler;
   }
 
   /** The first pass: the engine's start (fail-safe interlocks) reaches the command plane. */
@@ -258,6 +268,11 @@ public final class EngineLoop {
     } catch (RuntimeException e) {
       // A defect must not stop the gateway: the pass is lost and said so, the next one runs.
       LOG.errorf(e, "SEN-020 engine pass at %s failed with %d samples", now, batch.size());
+    } catch (Error e) {
+      stopped = true;
+      LOG.fatalf(e, "SEN-022 the engine failed at %s: it takes no further pass", now);
+      fatal.accept(e);
+      throw e;
     }
     rearm();
   }

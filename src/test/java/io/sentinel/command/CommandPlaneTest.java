@@ -192,6 +192,19 @@ class CommandPlaneTest {
   }
 
   @Test
+  void driverReady_interlockCommandsAreHandedOverBeforeTheOthersThatWaited() {
+    driver.ready = false;
+    apply(T0, decisions(assertion("pump", true, Band.AUTOMATION, "pump-run-on")));
+    apply(T0, decisions(assertion("lamp", true, Band.AMBIENT, "lights")));
+    apply(T0, decisions(assertion("burner", false, Band.INTERLOCK, "overheat-cutoff")));
+
+    driver.ready = true;
+    plane.readinessChanged(T0.plusSeconds(1), driver);
+
+    assertThat(driver.sent).extracting(Command::pointId).containsExactly("burner", "pump", "lamp");
+  }
+
+  @Test
   void inout_feedbackReachesTheValueWithinItsDeadband_nothingReported() {
     apply(T0, decisions(assertion("valve", 40, Band.AUTOMATION, "r")));
     plane.delivered(T0, "valve/boot/1");
