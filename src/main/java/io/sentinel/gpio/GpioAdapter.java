@@ -193,9 +193,9 @@ public final class GpioAdapter implements Driver, AutoCloseable {
 
   /**
    * Watches the engine: {@code ping} is asked every {@code timeout / 4}; when one has not answered
-   * within {@code timeout}, the engine is lost ({@link #engineLost}).
+   * within {@code timeout}, the engine is lost ({@link #engineLost}) and {@code onLost} is told.
    */
-  public void watchEngine(Supplier<CompletableFuture<?>> ping, Duration timeout) {
+  public void watchEngine(Supplier<CompletableFuture<?>> ping, Duration timeout, Runnable onLost) {
     long every = Math.max(1, timeout.toMillis() / 4);
     Instant[] pending = {null};
     CompletableFuture<?>[] last = {CompletableFuture.completedFuture(null)};
@@ -208,6 +208,7 @@ public final class GpioAdapter implements Driver, AutoCloseable {
                 last[0] = ping.get();
               } else if (!now.isBefore(pending[0].plus(timeout))) {
                 loseEngine("the engine has not answered for " + timeout.toMillis() + " ms");
+                onLost.run();
               }
             },
             every,

@@ -330,7 +330,7 @@ public class Gateway {
     loop.onFatal(this::engineLost);
     loop.start();
     if (gpio != null) {
-      gpio.engineStarted(loop, gpioEngineTimeout);
+      gpio.engineStarted(loop, gpioEngineTimeout, () -> running = false);
     }
     mqtt.start();
     running = true;

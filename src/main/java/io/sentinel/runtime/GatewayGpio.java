@@ -109,11 +109,11 @@ final class GatewayGpio {
 
   /**
    * After the engine's first pass (its fail-safe commands handed over): the inputs start, and the
-   * engine is watched.
+   * engine is watched ({@code onLost}: it stopped answering).
    */
-  void engineStarted(EngineLoop loop, Duration engineTimeout) {
+  void engineStarted(EngineLoop loop, Duration engineTimeout, Runnable onLost) {
     loop.inspect(plane -> null).thenRun(adapter::startInputs);
-    adapter.watchEngine(() -> loop.inspect(plane -> null), engineTimeout);
+    adapter.watchEngine(() -> loop.inspect(plane -> null), engineTimeout, onLost);
   }
 
   void engineLost(String why) {

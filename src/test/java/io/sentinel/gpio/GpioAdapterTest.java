@@ -204,10 +204,14 @@ class GpioAdapterTest {
     AtomicInteger pings = new AtomicInteger();
     CompletableFuture<Object> answered = CompletableFuture.completedFuture(null);
 
+    CompletableFuture<Void> told = new CompletableFuture<>();
     adapter.watchEngine(
-        () -> pings.incrementAndGet() < 3 ? answered : new CompletableFuture<>(), ms(400));
+        () -> pings.incrementAndGet() < 3 ? answered : new CompletableFuture<>(),
+        ms(400),
+        () -> told.complete(null));
 
     await().atMost(WAIT).until(() -> !adapter.ready());
+    await().atMost(WAIT).until(told::isDone);
     assertThat(pin(17)).isEqualTo(DigitalState.LOW);
     assertThat(recorder.readiness.get()).isEqualTo(2);
     adapter.send(command("pump", Value.TRUE, Command.Kind.ASSERT, Duration.ZERO));
