@@ -263,6 +263,9 @@ public final class GpioAdapter implements Driver, AutoCloseable {
                 allSafe("the gateway stops");
                 context.shutdown();
                 context = null;
+                LOG.infof(
+                    "SEN-GPIO-009 every GPIO output in its safe state, the %s platform shut down",
+                    platform.wireName());
               }
             });
     try {
@@ -557,13 +560,6 @@ public final class GpioAdapter implements Driver, AutoCloseable {
       this.spec = spec;
       this.gpio = gpio;
     }
-  }
-
-  /** The safe state of every output, for the start-up log and tests: point id to on/off. */
-  public Map<String, Boolean> safeStates() {
-    Map<String, Boolean> m = new LinkedHashMap<>();
-    outputs.values().forEach(o -> m.put(o.spec.id(), o.safe));
-    return m;
   }
 
   /** Whether the adapter gave up on its engine (outputs held safe). */

@@ -303,27 +303,6 @@ class GpioAdapterTest {
     return Duration.ofMillis(ms);
   }
 
-  /** The times an output pin changed, read from Pi4J's own change events. */
-  private static final class PinLog {
-    final List<Long> at = new CopyOnWriteArrayList<>();
-
-    static PinLog of(Context context, int pin) {
-      PinLog log = new PinLog();
-      context
-          .io(GpioAdapter.ioId(pin), DigitalOutput.class)
-          .addListener(e -> log.at.add(System.nanoTime()));
-      return log;
-    }
-
-    int changes() {
-      return at.size();
-    }
-
-    Duration energised() {
-      return Duration.ofNanos(at.get(1) - at.get(0));
-    }
-  }
-
   private static final class Recorder implements GpioAdapter.Listener {
     final List<String> delivered = new CopyOnWriteArrayList<>();
     final List<String> failed = new CopyOnWriteArrayList<>();

@@ -13,6 +13,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.sentinel.gpio.GpioAdapter;
 import io.sentinel.gpio.GpioPlatform;
+import io.sentinel.gpio.PinLog;
 import io.sentinel.point.Quality;
 import io.sentinel.store.TestDatabase;
 import io.vertx.core.json.JsonObject;
@@ -20,7 +21,6 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -95,7 +95,7 @@ class GpioGatewayTest {
     input(ESTOP).mockState(DigitalState.HIGH);
 
     await().atMost(WAIT).until(() -> out(AIR_DUMP) == DigitalState.LOW);
-    assertThat(pointQuality("cell.estop-ok")).isEqualTo(Quality.LIVE);
+    assertThat(point("cell.estop-ok").quality()).isEqualTo(Quality.LIVE);
   }
 
   @Test
@@ -123,7 +123,7 @@ class GpioGatewayTest {
     input(BUTTON).mockState(DigitalState.HIGH);
     await()
         .atMost(WAIT)
-        .until(() -> pointValue("door.button").equals(io.sentinel.point.Value.FALSE));
+        .until(() -> point("door.button").value().equals(io.sentinel.point.Value.FALSE));
 
     input(BUTTON).mockState(DigitalState.LOW); // pressed
 
@@ -180,22 +180,11 @@ class GpioGatewayTest {
     return context().io(GpioAdapter.ioId(pin), MockDigitalInput.class);
   }
 
-  private io.sentinel.point.Value pointValue(String id) {
+  private io.sentinel.point.PointState point(String id) {
     try {
       return gateway
           .loop()
-          .inspectEngine(e -> e.points().state(id).orElseThrow().value())
-          .get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private Quality pointQuality(String id) {
-    try {
-      return gateway
-          .loop()
-          .inspectEngine(e -> e.points().state(id).orElseThrow().quality())
+          .inspectEngine(e -> e.points().state(id).orElseThrow())
           .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException(e);
@@ -219,26 +208,5 @@ class GpioGatewayTest {
     await().atMost(WAIT).until(() -> !broker.recorder().on(topic).isEmpty());
     List<BrokerClient.Received> all = broker.recorder().on(topic);
     return all.get(all.size() - 1).json();
-  }
-
-  /** The times an output pin changed, read from Pi4J's own change events. */
-  private static final class PinLog {
-    final List<Long> at = new CopyOnWriteArrayList<>();
-
-    static PinLog of(Context context, int pin) {
-      PinLog log = new PinLog();
-      context
-          .io(GpioAdapter.ioId(pin), DigitalOutput.class)
-          .addListener(e -> log.at.add(System.nanoTime()));
-      return log;
-    }
-
-    int changes() {
-      return at.size();
-    }
-
-    Duration energised() {
-      return Duration.ofNanos(at.get(1) - at.get(0));
-    }
   }
 }
