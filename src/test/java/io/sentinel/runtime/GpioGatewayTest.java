@@ -10,6 +10,7 @@ import com.pi4j.plugin.mock.provider.gpio.digital.MockDigitalInput;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.sentinel.gpio.GpioAdapter;
 import io.sentinel.gpio.GpioPlatform;
@@ -18,6 +19,10 @@ import io.sentinel.point.Quality;
 import io.sentinel.store.TestDatabase;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -58,10 +63,21 @@ class GpioGatewayTest {
 
   @Inject Gateway gateway;
 
+  @TestHTTPResource("/q/health/ready")
+  URI ready;
+
   @Test
   @Order(1)
   void start_failSafeInterlockDrivesItsOutput_beforeAnyInputIsLive_othersInTheirSafeState() {
     assertThat(adapter().platform()).isEqualTo(GpioPlatform.MOCK);
+    JsonObject health = new JsonObject(http(ready));
+    assertThat(health.getJsonArray("checks").stream().map(JsonObject.class::cast))
+        .anySatisfy(
+            c -> {
+              assertThat(c.getString("name")).isEqualTo("sentinel-gpio");
+              assertThat(c.getString("status")).isEqualTo("UP");
+              assertThat(c.getJsonObject("data").getString("platform")).isEqualTo("mock");
+            });
     await().atMost(WAIT).until(() -> out(AIR_DUMP) == DigitalState.HIGH);
     assertThat(out(PUMP)).isEqualTo(DigitalState.HIGH); // off: the relay is active low
     assertThat(out(STRIKE)).isEqualTo(DigitalState.LOW);
@@ -188,6 +204,16 @@ class GpioGatewayTest {
           .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  private static String http(URI uri) {
+    try {
+      return HttpClient.newHttpClient()
+          .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (Exception e) {
+      throw new IllegalStateException(uri + ": " + e.getMessage(), e);
     }
   }
 
