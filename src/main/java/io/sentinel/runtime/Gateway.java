@@ -146,7 +146,7 @@ public class Gateway {
   private MqttConnection mqtt;
   private MqttDriver driver;
   private Driver commandDriver;
-  private GatewayGpio gpio;
+  private volatile GatewayGpio gpio;
   private Store store;
   private PassRecorder recorder;
   private long revision;
