@@ -15,7 +15,9 @@ import java.util.Optional;
  * @param band the winning claim's band; empty for a release
  * @param ruleId the winning rule, or the rule whose pulse this is; empty for a release
  * @param at when the command plane issued it (handed it to the driver)
- * @param ramp for a fade, how long the device takes to reach {@code value}; zero otherwise
+ * @param ramp for a fade, how long the device takes to reach {@code value}; for a pulse-on, how
+ *     long the pulse lasts (the device may end it itself; a {@code pulse-off} follows); zero
+ *     otherwise
  */
 public record Command(
     String commandId,

@@ -39,6 +39,10 @@ import java.util.function.Function;
  *   <li>A command handed to a driver is never dropped: one whose delivery failed is handed over
  *       again, with the same id, in order, as soon as the driver is ready.
  *   <li>Interlock-band commands and the end of a pulse do not wait for the rate interval.
+ *   <li>A point with {@code pulse_max} is never commanded {@code true} for longer than that: a
+ *       claim of {@code true} ends with a {@code pulse-off} after {@code pulse_max}, and a pulse
+ *       during a pulse extends it to the later of the two ends, but no further than {@code
+ *       pulse_max} from when the point was energised (docs/gpio.md, "Pulses").
  *   <li>An interlock-band command not delivered within {@link CommandSettings#interlockBound} is
  *       escalated: {@code interlock-unenforced} and self point {@code
  *       point.<id>.interlock-unenforced}.
@@ -172,12 +176,19 @@ public final class CommandPlane {
     return Optional.of(s);
   }
 
-  /** A driver became ready (or stopped being): what waited for it is handed over now. */
+  /**
+   * A driver became ready (or stopped being): what waited for it is handed over now, interlock-band
+   * commands before the others.
+   */
   public PlaneOutput readinessChanged(Instant now, Driver driver) {
-    for (Slot s : slots.values()) {
-      if (s.driver == driver) {
-        dispatch(s, now);
-        reviewInterlock(s, now);
+    // Interlock commands first: a fail-safe reaches its device before anything else that waited.
+    for (boolean interlocks : new boolean[] {true, false}) {
+      for (Slot s : slots.values()) {
+        boolean interlock = s.waiting != null && s.waiting.band.orElse(null) == Band.INTERLOCK;
+        if (s.driver == driver && interlock == interlocks) {
+          dispatch(s, now);
+          reviewInterlock(s, now);
+        }
       }
     }
     return flush();
@@ -239,6 +250,9 @@ public final class CommandPlane {
       if (s.pulseOffAt != null && !now.isBefore(s.pulseOffAt)) {
         s.pulseOffAt = null;
         Value back = s.decided.or(s.spec::releaseValue).orElse(Value.FALSE);
+        if (s.spec.pulseMax().isPresent() && back.equals(Value.TRUE)) {
+          back = s.spec.releaseValue().orElse(Value.FALSE); // the claim stays; the energy does not
+        }
         want(
             s,
             new Desired(back, Command.Kind.PULSE_OFF, s.pulseBand, s.pulseRule, Duration.ZERO),
@@ -320,6 +334,7 @@ public final class CommandPlane {
     Command last = s.lastHanded;
     boolean sameAsLast =
         last != null
+            && d.kind != Command.Kind.PULSE_ON // an action, not a state: a second pulse is new
             && last.value().equals(d.value)
             && last.kind() == d.kind
             && last.band().equals(d.band)
@@ -356,6 +371,29 @@ public final class CommandPlane {
       }
     }
     s.waiting = null;
+    boolean energise = d.value.equals(Value.TRUE);
+    if (!energise) {
+      s.energisedSince = null;
+    } else if (s.energisedSince == null) {
+      s.energisedSince = now;
+    }
+    Instant pulseEnd = null;
+    if (d.kind == Command.Kind.PULSE_ON) {
+      pulseEnd = now.plus(d.pulse);
+      if (s.pulseOffAt != null && s.pulseOffAt.isAfter(pulseEnd)) {
+        pulseEnd = s.pulseOffAt; // a pulse during a pulse: the later end
+      }
+    } else if (energise && s.spec.pulseMax().isPresent()) {
+      pulseEnd = s.energisedSince.plus(s.spec.pulseMax().get()); // a claim of true: pulse_max
+    }
+    if (pulseEnd != null && s.spec.pulseMax().isPresent()) {
+      Instant cap = s.energisedSince.plus(s.spec.pulseMax().get());
+      pulseEnd = pulseEnd.isAfter(cap) ? cap : pulseEnd;
+    }
+    Duration length =
+        d.kind == Command.Kind.FADE
+            ? d.pulse
+            : d.kind == Command.Kind.PULSE_ON ? Duration.between(now, pulseEnd) : Duration.ZERO;
     Command c =
         new Command(
             s.spec.id() + "/" + bootId + "/" + ++s.seq,
@@ -365,13 +403,13 @@ public final class CommandPlane {
             d.rule,
             d.kind,
             now,
-            d.kind == Command.Kind.FADE ? d.pulse : Duration.ZERO);
+            length);
     s.lastHanded = c;
     s.lastHandedConfirmed = false;
     s.lastHandedAt = now;
     s.convergeTo = null; // a newer command: the older one's convergence no longer matters
-    if (d.kind == Command.Kind.PULSE_ON) {
-      s.pulseOffAt = now.plus(d.pulse);
+    if (pulseEnd != null) {
+      s.pulseOffAt = pulseEnd;
       s.pulseBand = d.band;
       s.pulseRule = d.rule;
       schedule(s.pulseOffAt, s);
@@ -477,6 +515,7 @@ public final class CommandPlane {
     Instant lastHandedAt;
     Optional<Value> decided = Optional.empty();
     Instant pulseOffAt;
+    Instant energisedSince;
     Optional<Band> pulseBand = Optional.empty();
     Optional<String> pulseRule = Optional.empty();
     Instant interlockSince;

@@ -35,6 +35,8 @@ public final class Payloads {
             .put("kind", c.kind().wireName());
     if (c.kind() == Command.Kind.FADE) {
       json.put("ramp_ms", c.ramp().toMillis());
+    } else if (c.kind() == Command.Kind.PULSE_ON) {
+      json.put("pulse_ms", c.ramp().toMillis());
     }
     return bytes(json);
   }

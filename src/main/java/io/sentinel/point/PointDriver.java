@@ -4,6 +4,7 @@ import java.util.Optional;
 
 /** What drives an output point: the command plane hands its commands to this driver. */
 public sealed interface PointDriver {
+  /** A digital output pin (BCM number); {@code activeLow}: true drives the pin low. */
   record Gpio(int pin, boolean activeLow) implements PointDriver {}
 
   /** Commands go to {@code sentinel/<site>/commands/<id>} unless a topic is given. */

@@ -12,11 +12,16 @@ import io.sentinel.point.Value;
 import io.sentinel.rule.YamlFile.Fields;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
 
 /** Reads {@code points.yaml}: the point registry of a site. */
 public final class RegistryLoader {
@@ -43,6 +48,7 @@ public final class RegistryLoader {
   public static Registry load(String file, String text, Problems problems) {
     YamlFile yaml = new YamlFile(file, problems);
     List<PointSpec> specs = new ArrayList<>();
+    List<PinUse> pins = new ArrayList<>();
     yaml.parse(text)
         .flatMap(root -> yaml.mapping(root, "points.yaml", "", Set.of("points")))
         .flatMap(top -> top.get("points"))
@@ -53,11 +59,101 @@ public final class RegistryLoader {
                     .entries()
                     .forEach(
                         (id, node) ->
-                            point(yaml, id, points.keyNode(id), node).ifPresent(specs::add)));
+                            point(yaml, id, points.keyNode(id), node, pins).ifPresent(specs::add)));
+    checkPins(yaml, pins);
     return Registry.of(specs);
   }
 
-  private static Optional<PointSpec> point(YamlFile yaml, String id, Node keyNode, Node node) {
+  /** The BCM numbers of the Raspberry Pi's 40-pin header (GPIO 0 to 27). */
+  static final int PIN_MIN = 0;
+
+  static final int PIN_MAX = 27;
+
+  /** A GPIO pin named by a point: where, and whether it reads or drives it. */
+  private record PinUse(int pin, boolean output, String pointId, Node at) {}
+
+  /** A pin has one owner: one input, or one output (a pin both read and driven is a short). */
+  private static void checkPins(YamlFile yaml, List<PinUse> pins) {
+    Map<Integer, PinUse> first = new HashMap<>();
+    for (PinUse use : pins) {
+      PinUse earlier = first.putIfAbsent(use.pin(), use);
+      if (earlier == null) {
+        continue;
+      }
+      String where = yaml.file() + ":" + YamlFile.line(earlier.at());
+      if (earlier.output() != use.output()) {
+        yaml.error(
+            use.at(),
+            "REG-019",
+            "",
+            "point "
+                + use.pointId()
+                + ": gpio pin "
+                + use.pin()
+                + " is both an input and an output ("
+                + role(use)
+                + " here, "
+                + role(earlier)
+                + " of point "
+                + earlier.pointId()
+                + " at "
+                + where
+                + ")");
+      } else {
+        yaml.error(
+            use.at(),
+            "REG-018",
+            "",
+            "point "
+                + use.pointId()
+                + ": gpio pin "
+                + use.pin()
+                + " is already the "
+                + role(earlier)
+                + " of point "
+                + earlier.pointId()
+                + " at "
+                + where);
+      }
+    }
+  }
+
+  private static String role(PinUse use) {
+    return use.output() ? "output" : "input";
+  }
+
+  /** A BCM pin number of the 40-pin header, or empty with the problem reported. */
+  private static Optional<Integer> pin(YamlFile yaml, Fields g, String what, String key) {
+    Optional<Double> pin = g.get("pin").flatMap(n -> yaml.number(n, "pin", ""));
+    if (pin.isEmpty()) {
+      if (!g.has("pin")) {
+        yaml.error(g.node(), "REG-013", "", what + ": " + key + " needs a pin");
+      }
+      return Optional.empty();
+    }
+    double p = pin.get();
+    if (p != Math.rint(p) || p < PIN_MIN || p > PIN_MAX) {
+      yaml.error(
+          g.get("pin").orElseThrow(),
+          "REG-017",
+          "",
+          what
+              + ": "
+              + key
+              + " pin "
+              + YamlFile.scalarOf(g.node(), "pin")
+              + " is not a Raspberry Pi GPIO (BCM numbers "
+              + PIN_MIN
+              + " to "
+              + PIN_MAX
+              + ")");
+      return Optional.empty();
+    }
+    return Optional.of((int) p);
+  }
+
+  private static Optional<PointSpec> point(
+      YamlFile yaml, String id, Node keyNode, Node node, List<PinUse> pins) {
     String what = "point " + id;
     if (!POINT_ID.matcher(id).matches()) {
       yaml.error(
@@ -115,6 +211,29 @@ public final class RegistryLoader {
     }
     Optional<PointSource> source = f.get("source").flatMap(n -> source(yaml, n, what));
     Optional<PointDriver> driver = f.get("driver").flatMap(n -> driver(yaml, n, what));
+    if (source.orElse(null) instanceof PointSource.Gpio g) {
+      pins.add(new PinUse(g.pin(), false, id, pinNode(f, "source")));
+      if (direction == Direction.OUT) {
+        yaml.error(
+            f.keyNode("source"),
+            "REG-023",
+            "",
+            what + ": an output (direction out) is not read from a gpio source; inout is");
+      }
+    }
+    if (driver.orElse(null) instanceof PointDriver.Gpio g) {
+      pins.add(new PinUse(g.pin(), true, id, pinNode(f, "driver")));
+    }
+    if ((source.orElse(null) instanceof PointSource.Gpio
+            || driver.orElse(null) instanceof PointDriver.Gpio)
+        && type.isPresent()
+        && !(type.get() instanceof PointType.Bool)) {
+      yaml.error(
+          f.get("type").orElseThrow(),
+          "REG-021",
+          "",
+          what + ": a gpio pin is a bool point, not " + type.get().name());
+    }
     if (driver.isPresent() && !direction.claimable()) {
       yaml.error(
           f.keyNode("driver"),
@@ -129,6 +248,22 @@ public final class RegistryLoader {
             .flatMap(n -> yaml.duration(n, "command_rate.min_interval", ""));
     Optional<Duration> pulseMax =
         f.get("pulse_max").flatMap(n -> yaml.duration(n, "pulse_max", ""));
+    if (f.has("pulse_max")
+        && (!direction.claimable()
+            || type.filter(t -> !(t instanceof PointType.Bool)).isPresent())) {
+      yaml.error(
+          f.keyNode("pulse_max"),
+          "REG-020",
+          "",
+          what + ": pulse_max belongs on a bool output (direction out or inout)");
+    }
+    if (pulseMax.filter(d -> d.isZero() || d.isNegative()).isPresent()) {
+      yaml.error(
+          f.get("pulse_max").orElseThrow(),
+          "REG-020",
+          "",
+          what + ": pulse_max must be longer than zero");
+    }
     if (type.isEmpty()) {
       return Optional.empty();
     }
@@ -149,7 +284,31 @@ public final class RegistryLoader {
             new SourceRef(yaml.file(), YamlFile.line(keyNode)));
     Optional<Value> release =
         f.get("release_value").flatMap(n -> ValueReader.read(yaml, n, base, "release_value", ""));
+    if (pulseMax.isPresent() && release.filter(Value.TRUE::equals).isPresent()) {
+      yaml.error(
+          f.get("release_value").orElseThrow(),
+          "REG-022",
+          "",
+          what + ": release_value true would hold a point with pulse_max energised");
+    }
     return Optional.of(release.map(base::withReleaseValue).orElse(base));
+  }
+
+  /** The {@code pin} node of a point's {@code source.gpio} or {@code driver.gpio}, for messages. */
+  private static Node pinNode(Fields f, String key) {
+    Node n = f.get(key).orElseThrow();
+    if (n instanceof MappingNode m) {
+      for (NodeTuple t : m.getValue()) {
+        if (t.getValueNode() instanceof MappingNode gpio) {
+          for (NodeTuple u : gpio.getValue()) {
+            if (u.getKeyNode() instanceof ScalarNode k && k.getValue().equals("pin")) {
+              return u.getValueNode();
+            }
+          }
+        }
+      }
+    }
+    return n;
   }
 
   private static Optional<PointType> type(YamlFile yaml, Fields f, String what) {
@@ -241,14 +400,11 @@ public final class RegistryLoader {
               f.get().get("gpio").orElseThrow(),
               what + " source.gpio",
               "",
-              Set.of("pin", "pull", "debounce"))
+              Set.of("pin", "pull", "debounce", "active_low"))
           .flatMap(
               g -> {
-                Optional<Double> pin = g.get("pin").flatMap(n -> yaml.number(n, "pin", ""));
+                Optional<Integer> pin = pin(yaml, g, what, "source.gpio");
                 if (pin.isEmpty()) {
-                  if (!g.has("pin")) {
-                    yaml.error(g.node(), "REG-013", "", what + ": source.gpio needs a pin");
-                  }
                   return Optional.empty();
                 }
                 String pull = g.get("pull").flatMap(n -> yaml.text(n, "pull", "")).orElse("none");
@@ -263,7 +419,9 @@ public final class RegistryLoader {
                     g.get("debounce")
                         .flatMap(n -> yaml.duration(n, "debounce", ""))
                         .orElse(Duration.ZERO);
-                return Optional.of(new PointSource.Gpio(pin.get().intValue(), pull, debounce));
+                boolean activeLow =
+                    g.get("active_low").flatMap(n -> yaml.bool(n, "active_low", "")).orElse(false);
+                return Optional.of(new PointSource.Gpio(pin.get(), pull, debounce, activeLow));
               });
     }
     return yaml.mapping(
@@ -303,16 +461,13 @@ public final class RegistryLoader {
               Set.of("pin", "active_low"))
           .flatMap(
               g -> {
-                Optional<Double> pin = g.get("pin").flatMap(n -> yaml.number(n, "pin", ""));
+                Optional<Integer> pin = pin(yaml, g, what, "driver.gpio");
                 if (pin.isEmpty()) {
-                  if (!g.has("pin")) {
-                    yaml.error(g.node(), "REG-013", "", what + ": driver.gpio needs a pin");
-                  }
                   return Optional.empty();
                 }
                 boolean activeLow =
                     g.get("active_low").flatMap(n -> yaml.bool(n, "active_low", "")).orElse(false);
-                return Optional.of(new PointDriver.Gpio(pin.get().intValue(), activeLow));
+                return Optional.of(new PointDriver.Gpio(pin.get(), activeLow));
               });
     }
     Node mqtt = f.get().get("mqtt").orElseThrow();

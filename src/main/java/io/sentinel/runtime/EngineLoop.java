@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
@@ -100,6 +101,7 @@ public final class EngineLoop {
   private boolean lagging;
   private volatile Duration lastLag = Duration.ZERO;
   private volatile boolean stopped;
+  private volatile Consumer<Throwable> fatal = e -> {};
 
   public EngineLoop(
       Vertx vertx,
@@ -118,6 +120,14 @@ public final class EngineLoop {
     this.outputs = outputs;
     this.passLog = passLog;
     passLog.onDurable(this::durableMoved);
+  }
+
+  /**
+   * Who hears that the engine failed for good (an {@link Error} in a pass: out of memory, a stack
+   * overflow): the loop takes no further pass.
+   */
+  public void onFatal(Consumer<Throwable> handler) {
+    this.fatal = handler;
   }
 
   /** The first pass: the engine's start (fail-safe interlocks) reaches the command plane. */
@@ -347,6 +357,11 @@ public final class EngineLoop {
     } catch (RuntimeException e) {
       // A defect must not stop the gateway: the pass is lost and said so, the next one runs.
       LOG.errorf(e, "SEN-020 engine pass at %s failed with %d samples", now, batch.size());
+    } catch (Error e) {
+      stopped = true;
+      LOG.fatalf(e, "SEN-022 the engine failed at %s: it takes no further pass", now);
+      fatal.accept(e);
+      throw e;
     }
     awaitDurable(seq, acks);
     rearm();
@@ -397,7 +412,7 @@ public final class EngineLoop {
     try {
       ack.run();
     } catch (RuntimeException e) {
-      LOG.warnf("SEN-022 an MQTT message could not be acknowledged: %s", e.getMessage());
+      LOG.warnf("SEN-023 an MQTT message could not be acknowledged: %s", e.getMessage());
     }
   }
 

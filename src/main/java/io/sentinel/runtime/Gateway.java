@@ -127,6 +127,15 @@ public class Gateway {
   @ConfigProperty(name = "sentinel.command.convergence-bound")
   Optional<Duration> convergenceBound;
 
+  @ConfigProperty(name = "sentinel.gpio.platform", defaultValue = "auto")
+  String gpioPlatform;
+
+  @ConfigProperty(name = "sentinel.gpio.retry", defaultValue = "5s")
+  Duration gpioRetry;
+
+  @ConfigProperty(name = "sentinel.gpio.engine-timeout", defaultValue = "5s")
+  Duration gpioEngineTimeout;
+
   private final InstantSource clock = InstantSource.system();
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
   private Site site;
@@ -137,6 +146,7 @@ public class Gateway {
   private MqttConnection mqtt;
   private MqttDriver driver;
   private Driver commandDriver;
+  private volatile GatewayGpio gpio;
   private Store store;
   private PassRecorder recorder;
   private long revision;
@@ -246,34 +256,46 @@ public class Gateway {
                 readinessChanged();
               }
             });
-    driver =
-        new MqttDriver(
-            mqtt,
-            topics,
-            new MqttDriver.Outcomes() {
-              @Override
-              public void delivered(String commandId) {
-                metrics.delivered();
-                store.journal().offerCommandState(commandId, "delivered", clock.instant(), "");
-                loop.delivered(commandId);
-              }
+    MqttDriver.Outcomes outcomes =
+        new MqttDriver.Outcomes() {
+          @Override
+          public void delivered(String commandId) {
+            metrics.delivered();
+            store.journal().offerCommandState(commandId, "delivered", clock.instant(), "");
+            loop.delivered(commandId);
+          }
 
-              @Override
-              public void failed(String commandId, Throwable cause) {
-                metrics.failed();
-                LOG.debugf("command %s not delivered: %s", commandId, cause.getMessage());
-                store
-                    .journal()
-                    .offerCommandState(
-                        commandId, "failed", clock.instant(), String.valueOf(cause.getMessage()));
-                loop.failed(commandId);
-              }
-            });
-    warnAboutGpio();
+          @Override
+          public void failed(String commandId, Throwable cause) {
+            metrics.failed();
+            LOG.debugf("command %s not delivered: %s", commandId, cause.getMessage());
+            store
+                .journal()
+                .offerCommandState(
+                    commandId, "failed", clock.instant(), String.valueOf(cause.getMessage()));
+            loop.failed(commandId);
+          }
+        };
+    driver = new MqttDriver(mqtt, topics, outcomes);
     store = openStore();
     awaitSpoolDrained();
     revision = recordRevision(loaded.problems());
     commandDriver = new JournaledDriver(driver, store.journal());
+    // Every GPIO output in its safe state before the engine's first pass (docs/gpio.md).
+    gpio =
+        GatewayGpio.open(
+                gpioPlatform,
+                gpioRetry,
+                site.ruleSet().registry(),
+                store.journal(),
+                outcomes,
+                () -> loop,
+                metrics,
+                clock)
+            .orElse(null);
+    if (gpio == null) {
+      warnAboutGpio();
+    }
     Engine engine = new Engine(site.ruleSet(), started, StartMode.COLD, limits);
     restore(engine);
     recorder = new PassRecorder(store.journal(), engine, site.ruleSet(), revision, SNAPSHOT_EVERY);
@@ -281,6 +303,10 @@ public class Gateway {
         new CommandPlane(
             site.ruleSet(),
             spec -> {
+              Optional<Driver> pin = gpio == null ? Optional.empty() : gpio.driverOf(spec);
+              if (pin.isPresent()) {
+                return pin.get();
+              }
               driver.serve(spec);
               return commandDriver;
             },
@@ -316,7 +342,11 @@ public class Gateway {
                 events.forEach(journal::offerEvent);
               }
             });
+    loop.onFatal(this::engineLost);
     loop.start();
+    if (gpio != null) {
+      gpio.engineStarted(loop, gpioEngineTimeout, () -> running = false);
+    }
     mqtt.start();
     running = true;
     LOG.infof(
@@ -360,6 +390,10 @@ public class Gateway {
             .join();
       }
       loop = null;
+    }
+    if (gpio != null) {
+      gpio.close(); // every output to its safe state, after the engine's last pass
+      gpio = null;
     }
     if (mqtt != null) {
       mqtt.stop(Duration.ofSeconds(2));
@@ -461,6 +495,20 @@ public class Gateway {
       throw new IllegalStateException(
           "SEN-DB-051 the last state could not be read from the store: " + e.getMessage(), e);
     }
+  }
+
+  /** The engine failed for good: outputs to their safe states, and liveness says so. */
+  private void engineLost(Throwable cause) {
+    running = false;
+    GatewayGpio g = gpio;
+    if (g != null) {
+      g.engineLost("the engine failed: " + cause);
+    }
+  }
+
+  /** The GPIO adapter, when this start has one (tests reach the mock pins through it). */
+  public Optional<io.sentinel.gpio.GpioAdapter> gpio() {
+    return Optional.ofNullable(gpio).map(GatewayGpio::adapter);
   }
 
   /** MQTT's connection came or went: the command plane hears it (not once the gateway stopped). */

@@ -192,6 +192,19 @@ class CommandPlaneTest {
   }
 
   @Test
+  void driverReady_interlockCommandsAreHandedOverBeforeTheOthersThatWaited() {
+    driver.ready = false;
+    apply(T0, decisions(assertion("pump", true, Band.AUTOMATION, "pump-run-on")));
+    apply(T0, decisions(assertion("lamp", true, Band.AMBIENT, "lights")));
+    apply(T0, decisions(assertion("burner", false, Band.INTERLOCK, "overheat-cutoff")));
+
+    driver.ready = true;
+    plane.readinessChanged(T0.plusSeconds(1), driver);
+
+    assertThat(driver.sent).extracting(Command::pointId).containsExactly("burner", "pump", "lamp");
+  }
+
+  @Test
   void inout_feedbackReachesTheValueWithinItsDeadband_nothingReported() {
     apply(T0, decisions(assertion("valve", 40, Band.AUTOMATION, "r")));
     plane.delivered(T0, "valve/boot/1");
@@ -212,6 +225,66 @@ class CommandPlaneTest {
             org.assertj.core.groups.Tuple.tuple(Command.Kind.PULSE_ON, Value.TRUE, T0),
             org.assertj.core.groups.Tuple.tuple(
                 Command.Kind.PULSE_OFF, Value.FALSE, T0.plusSeconds(3)));
+  }
+
+  @Test
+  void pulse_commandCarriesItsLength() {
+    apply(T0, actions(new ActionFired("door/0/1", "door", "pulse", pulse("3s"), T0)));
+
+    assertThat(driver.sent.get(0).ramp()).isEqualTo(java.time.Duration.ofSeconds(3));
+  }
+
+  @Test
+  void pulseMax_aClaimOfTrueOnAStrike_endsAfterPulseMaxThoughTheClaimStays() {
+    apply(T0, decisions(assertion("strike", true, Band.OPERATOR, "hold-door")));
+    plane.tick(T0.plusMillis(4999));
+    assertThat(driver.sent).hasSize(1);
+    plane.tick(T0.plusSeconds(5));
+    plane.tick(T0.plusSeconds(60));
+
+    assertThat(driver.sent)
+        .extracting(Command::kind, Command::value, Command::at)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(Command.Kind.ASSERT, Value.TRUE, T0),
+            org.assertj.core.groups.Tuple.tuple(
+                Command.Kind.PULSE_OFF, Value.FALSE, T0.plusSeconds(5)));
+  }
+
+  @Test
+  void pulseMax_aSecondPulseDuringAPulse_extendsToTheLaterEndButNotPastPulseMax() {
+    apply(T0, actions(new ActionFired("door/0/1", "door", "pulse", pulse("3s"), T0)));
+    apply(
+        T0.plusSeconds(1),
+        actions(new ActionFired("door/0/2", "door", "pulse", pulse("3s"), T0.plusSeconds(1))));
+    apply(
+        T0.plusSeconds(3),
+        actions(new ActionFired("door/0/3", "door", "pulse", pulse("4s"), T0.plusSeconds(3))));
+    plane.tick(T0.plusMillis(4999));
+    assertThat(driver.sent).hasSize(3);
+    plane.tick(T0.plusSeconds(5));
+
+    assertThat(driver.sent)
+        .extracting(Command::kind, Command::at, Command::ramp)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                Command.Kind.PULSE_ON, T0, java.time.Duration.ofSeconds(3)),
+            org.assertj.core.groups.Tuple.tuple(
+                Command.Kind.PULSE_ON, T0.plusSeconds(1), java.time.Duration.ofSeconds(3)),
+            org.assertj.core.groups.Tuple.tuple(
+                Command.Kind.PULSE_ON, T0.plusSeconds(3), java.time.Duration.ofSeconds(2)),
+            org.assertj.core.groups.Tuple.tuple(
+                Command.Kind.PULSE_OFF, T0.plusSeconds(5), java.time.Duration.ZERO));
+  }
+
+  @Test
+  void pulseMax_afterThePulseEnds_aNewPulseHasAWholePulseMaxAgain() {
+    apply(T0, actions(new ActionFired("door/0/1", "door", "pulse", pulse("5s"), T0)));
+    plane.tick(T0.plusSeconds(5));
+    apply(
+        T0.plusSeconds(6),
+        actions(new ActionFired("door/0/2", "door", "pulse", pulse("5s"), T0.plusSeconds(6))));
+
+    assertThat(driver.sent.get(2).ramp()).isEqualTo(java.time.Duration.ofSeconds(5));
   }
 
   @Test

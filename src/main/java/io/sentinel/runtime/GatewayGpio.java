@@ -1,0 +1,130 @@
+package io.sentinel.runtime;
+
+import io.sentinel.command.Driver;
+import io.sentinel.gpio.GpioAdapter;
+import io.sentinel.gpio.GpioPlatform;
+import io.sentinel.mqtt.MqttDriver;
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.Registry;
+import io.sentinel.point.Sample;
+import io.sentinel.store.Journal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * The GPIO adapter in the gateway (docs/gpio.md): chosen by {@code sentinel.gpio.platform}, opened
+ * with every output in its safe state before the engine's first pass, its inputs read only after
+ * that pass (so a fail-safe interlock's command reaches its pin before any input is live), closed
+ * to the safe states at a stop, and told when the engine is lost.
+ */
+final class GatewayGpio {
+  private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
+  private static final Duration OPEN_WITHIN = Duration.ofSeconds(10);
+
+  private final GpioAdapter adapter;
+  private final Driver driver;
+
+  private GatewayGpio(GpioAdapter adapter, Journal journal) {
+    this.adapter = adapter;
+    this.driver = new JournaledDriver(adapter, journal);
+  }
+
+  /**
+   * The adapter of a site with GPIO points, open; empty when the site has none or the platform is
+   * {@code off}.
+   *
+   * @param loop the engine loop of this start (samples, outcomes and readiness go there)
+   */
+  static Optional<GatewayGpio> open(
+      String platformSetting,
+      Duration retry,
+      Registry registry,
+      Journal journal,
+      MqttDriver.Outcomes outcomes,
+      Supplier<EngineLoop> loop,
+      GatewayMetrics metrics,
+      InstantSource clock) {
+    if (!GpioAdapter.anyGpio(registry)) {
+      return Optional.empty();
+    }
+    Optional<GpioPlatform.Choice> choice = GpioPlatform.choose(platformSetting, Path.of("/dev"));
+    if (choice.isEmpty()) {
+      return Optional.empty();
+    }
+    GatewayGpio[] self = {null};
+    GpioAdapter adapter =
+        new GpioAdapter(
+            registry,
+            choice.get().platform(),
+            new GpioAdapter.Listener() {
+              @Override
+              public void delivered(String commandId) {
+                outcomes.delivered(commandId);
+              }
+
+              @Override
+              public void failed(String commandId, Throwable cause) {
+                outcomes.failed(commandId, cause);
+              }
+
+              @Override
+              public void readinessChanged() {
+                EngineLoop l = loop.get();
+                if (l != null && self[0] != null) {
+                  l.readinessChanged(self[0].driver);
+                }
+              }
+
+              @Override
+              public void sample(Sample sample, String source) {
+                EngineLoop l = loop.get();
+                if (l != null) {
+                  l.offer(sample, source, Optional.empty());
+                  metrics.accepted(1);
+                }
+              }
+            },
+            clock,
+            retry);
+    self[0] = new GatewayGpio(adapter, journal);
+    LOG.infof(
+        "SEN-GPIO-001 GPIO on Pi4J's %s platform (%s)%s",
+        choice.get().platform().wireName(),
+        choice.get().reason(),
+        choice.get().platform() == GpioPlatform.MOCK
+            ? ": no pin of this machine is read or driven"
+            : "");
+    adapter.open(OPEN_WITHIN);
+    return Optional.of(self[0]);
+  }
+
+  /** The driver of a point whose commands are the adapter's, if it is one. */
+  Optional<Driver> driverOf(PointSpec spec) {
+    return GpioAdapter.drives(spec) ? Optional.of(driver) : Optional.empty();
+  }
+
+  /**
+   * After the engine's first pass (its fail-safe commands handed over): the inputs start, and the
+   * engine is watched ({@code onLost}: it stopped answering).
+   */
+  void engineStarted(EngineLoop loop, Duration engineTimeout, Runnable onLost) {
+    loop.inspect(plane -> null).thenRun(adapter::startInputs);
+    adapter.watchEngine(() -> loop.inspect(plane -> null), engineTimeout, onLost);
+  }
+
+  void engineLost(String why) {
+    adapter.engineLost(why);
+  }
+
+  void close() {
+    adapter.close();
+  }
+
+  GpioAdapter adapter() {
+    return adapter;
+  }
+}
