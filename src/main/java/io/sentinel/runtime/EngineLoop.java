@@ -191,13 +191,30 @@ public final class EngineLoop {
     return result;
   }
 
-  /** Asks the engine to resume a suspended rule at the next pass. */
-  public void resume(String ruleId) {
+  /**
+   * Runs an operator's request on the engine's context, between two passes, and a pass right after
+   * it so that it takes effect at once (logged, audited and published like any pass). {@code
+   * request} may refuse by throwing; the future then fails with what it threw, and no pass runs.
+   */
+  public <T> CompletableFuture<T> operate(Function<Engine, T> request) {
+    CompletableFuture<T> result = new CompletableFuture<>();
     context.runOnContext(
         v -> {
-          engine.resume(ruleId);
+          if (stopped) {
+            result.completeExceptionally(new IllegalStateException("the engine is stopped"));
+            return;
+          }
+          T answer;
+          try {
+            answer = request.apply(engine);
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return;
+          }
           pass();
+          result.complete(answer);
         });
+    return result;
   }
 
   private void soon() {
