@@ -153,6 +153,27 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
     return new Loaded(site, problems.sorted());
   }
 
+  /** What a rule file's text makes against a site: its rules and every problem, in order. */
+  public record Checked(List<Rule> rules, List<Problem> problems) {
+    public boolean ok() {
+      return problems.stream().noneMatch(Problem::isError);
+    }
+  }
+
+  /**
+   * Checks the text of one rule file (native or DSL) against this site's registry, derived points
+   * and settings, as {@code sentinel validate FILE} checks a file: the file's rules with each
+   * other, not with the site's other rule files.
+   */
+  public Checked checkRules(String file, String text) {
+    Problems problems = new Problems();
+    SiteSettings settings = settings(dir, problems);
+    List<Rule> rules =
+        RuleLoader.load(file, text, ruleSet.registry(), settings, new LinkedHashMap<>(), problems);
+    RuleSetChecks.check(rules, problems);
+    return new Checked(rules, problems.sorted());
+  }
+
   static String relative(Path dir, Path file) {
     Path abs = file.toAbsolutePath().normalize();
     Path base = dir.toAbsolutePath().normalize();

@@ -184,10 +184,20 @@ public final class EngineLoop {
     return result;
   }
 
-  /** Reads the engine's state (point values, rule states) on its own thread. */
+  /**
+   * Reads the engine's state (point values, rule states) on its own thread; the future fails with
+   * what {@code query} threw, if it threw.
+   */
   public <T> CompletableFuture<T> inspectEngine(Function<Engine, T> query) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    context.runOnContext(v -> result.complete(query.apply(engine)));
+    context.runOnContext(
+        v -> {
+          try {
+            result.complete(query.apply(engine));
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+        });
     return result;
   }
 

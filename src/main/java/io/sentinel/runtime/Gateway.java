@@ -137,7 +137,7 @@ public class Gateway {
   private MqttConnection mqtt;
   private MqttDriver driver;
   private Driver commandDriver;
-  private Store store;
+  private volatile Store store;
   private PassRecorder recorder;
   private long revision;
   private volatile EngineLoop loop;
@@ -535,6 +535,21 @@ public class Gateway {
 
   public EngineLoop loop() {
     return loop;
+  }
+
+  /** The store's reader of the log (the HTTP API's audit endpoints). */
+  public io.sentinel.store.History history() {
+    Store s = store;
+    if (s == null) {
+      throw new IllegalStateException("the store is not open");
+    }
+    return s.history();
+  }
+
+  /** Whether the store is open and its journal writes to PostgreSQL (not only to the spool). */
+  public boolean databaseReady() {
+    Store s = store;
+    return s != null && !s.journal().degraded();
   }
 
   /** Rejections counted since start, all reasons. */
