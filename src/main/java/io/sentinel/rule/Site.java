@@ -40,13 +40,7 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
     YamlFile yaml = new YamlFile(relative(dir, file.get()), problems);
     Optional<YamlFile.Fields> f =
         yaml.parse(read(file.get()))
-            .flatMap(
-                root ->
-                    yaml.mapping(
-                        root,
-                        "site.yaml",
-                        "",
-                        java.util.Set.of("name", "timezone", "zones", "description")));
+            .flatMap(root -> yaml.mapping(root, "site.yaml", "", DocumentShapes.SITE_FILE.keys()));
     if (f.isEmpty()) {
       return SiteSettings.DEFAULT;
     }
