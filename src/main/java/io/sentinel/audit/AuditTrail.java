@@ -66,22 +66,15 @@ public final class AuditTrail {
       Decision d = decided.getOrDefault(c.pointId(), currentDecision.apply(c.pointId()));
       Rule rule = ruleSet.rule(c.ruleId()).orElseThrow();
       out.add(
-          new AuditEntry(
-              id(ids, "firing", c.ruleId() + "/" + c.pointId(), cycle),
+          claimEntry(
+              ids,
               "firing",
-              c.ruleId(),
-              revision,
+              c.ruleId() + "/" + c.pointId(),
+              c,
+              d,
               inputs(rule),
-              List.of(output(d)),
-              c.band().wireName(),
               rule.priority(),
-              d.decidingKey(),
-              contenders(d),
-              device(c.pointId()),
-              zone(c.pointId(), Map.of()),
               cycle,
-              c.at(),
-              c.reason(),
               Map.of("claimed", c.value().orElseThrow().toPlain())));
     }
     for (ActionFired a : result.actions()) {
@@ -147,15 +140,30 @@ public final class AuditTrail {
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("claimed", c.value().map(v -> v.toPlain()).orElse(null));
     detail.put("ended", c.isRelease());
+    return claimEntry(
+        ids, "override", c.pointId(), c, d, Map.of(), OperatorOverride.PRIORITY, cycle, detail);
+  }
+
+  /** A claim change as an entry: what arbitration made of its point, and why it changed. */
+  private AuditEntry claimEntry(
+      Map<String, Integer> ids,
+      String kind,
+      String subject,
+      ClaimChange c,
+      Decision d,
+      Map<String, Map<String, Object>> inputs,
+      int priority,
+      long cycle,
+      Map<String, Object> detail) {
     return new AuditEntry(
-        id(ids, "override", c.pointId(), cycle),
-        "override",
+        id(ids, kind, subject, cycle),
+        kind,
         c.ruleId(),
         revision,
-        Map.of(),
+        inputs,
         List.of(output(d)),
         c.band().wireName(),
-        OperatorOverride.PRIORITY,
+        priority,
         d.decidingKey(),
         contenders(d),
         device(c.pointId()),

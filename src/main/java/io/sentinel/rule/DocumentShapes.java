@@ -340,12 +340,15 @@ public final class DocumentShapes {
 
   // ---- the point registry -----------------------------------------------------------------------
 
+  private static final Shape GPIO_PIN =
+      new Shape.Int("BCM pin number.", Optional.of(0L), Optional.empty());
+
   public static final Keys SOURCE_GPIO =
       required(
           keys(
               "A Raspberry Pi input pin.",
               "pin",
-              new Shape.Int("BCM pin number.", Optional.of(0L), Optional.empty()),
+              GPIO_PIN,
               "pull",
               choice("The pin's pull resistor.", List.of("up", "down", "none")),
               "debounce",
@@ -371,7 +374,7 @@ public final class DocumentShapes {
           keys(
               "A Raspberry Pi output pin.",
               "pin",
-              new Shape.Int("BCM pin number.", Optional.of(0L), Optional.empty()),
+              GPIO_PIN,
               "active_low",
               new Shape.Flag("true: the pin is low when the point is true.")),
           "pin");
@@ -655,7 +658,8 @@ public final class DocumentShapes {
               new Keys(
                   "",
                   replace(DERIVED_COMMON.properties(), "kind", choice("", List.of(kind))),
-                  kind.equals("sequence") ? Set.of("kind") : Set.of("kind", "of"),
+                  new LinkedHashSet<>(
+                      kind.equals("sequence") ? List.of("kind") : List.of("kind", "of")),
                   false);
           m.put(kind, common.with(k));
         });

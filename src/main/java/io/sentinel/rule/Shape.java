@@ -24,6 +24,7 @@ public sealed interface Shape {
   record Keys(
       String description, Map<String, Shape> properties, Set<String> required, boolean exactlyOne)
       implements Shape {
+    /** Keys in the order given (required too: a Set.of would order them anew in every JVM). */
     public Keys {
       properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
       required = Collections.unmodifiableSet(new LinkedHashSet<>(required));
