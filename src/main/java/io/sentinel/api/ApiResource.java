@@ -463,6 +463,10 @@ public class ApiResource {
     if (e.getCause() instanceof ApiError a) {
       return refused(a);
     }
+    if (e.getCause() instanceof IllegalStateException stopped) {
+      // the engine stopped under the request (a gateway stopping or restarting)
+      return refused(new ApiError(503, "", stopped.getMessage()));
+    }
     return refused(new ApiError(500, "", String.valueOf(e.getCause())));
   }
 
