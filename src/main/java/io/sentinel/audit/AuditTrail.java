@@ -4,6 +4,7 @@ import io.sentinel.arbitration.Claim;
 import io.sentinel.arbitration.Decision;
 import io.sentinel.engine.ActionFired;
 import io.sentinel.engine.ClaimChange;
+import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.PassResult;
 import io.sentinel.point.PointDriver;
@@ -23,10 +24,11 @@ import java.util.function.Function;
 /**
  * Turns a pass into audit entries: a {@code firing} for every claim a rule asserted, an {@code
  * action} for every action that fired, a {@code conflict} for every decision taken between two or
- * more claims, an {@code override} for every operator override set, cleared or expired. Event ids
- * are derived, like seed 003's firing ids, from what happened and when: the kind, the rule or
- * point, the revision and the engine cycle (with a counter when one pass holds two of the same), so
- * a replay of the same observations derives the same ids and no restart reuses one.
+ * more claims, an {@code override} for every operator override set, cleared or expired, a {@code
+ * resume} for every suspended rule an operator resumed. Event ids are derived, like seed 003's
+ * firing ids, from what happened and when: the kind, the rule or point, the revision and the engine
+ * cycle (with a counter when one pass holds two of the same), so a replay of the same observations
+ * derives the same ids and no restart reuses one.
  */
 public final class AuditTrail {
   private final RuleSet ruleSet;
@@ -55,6 +57,30 @@ public final class AuditTrail {
     Map<String, Decision> decided = new HashMap<>();
     result.decisions().forEach(d -> decided.put(d.pointId(), d));
     List<AuditEntry> out = new ArrayList<>();
+    // An operator's resume comes first: it took effect at the start of the pass.
+    for (ControlEvent e : result.events()) {
+      if (e.kind().equals(ControlEvent.RULE_RESUMED)) {
+        Rule rule = ruleSet.rule(e.subject()).orElseThrow();
+        out.add(
+            new AuditEntry(
+                id(ids, "resume", rule.id(), cycle),
+                "resume",
+                rule.id(),
+                revision,
+                inputs(rule),
+                List.of(),
+                rule.band().wireName(),
+                rule.priority(),
+                "",
+                List.of(),
+                "",
+                "",
+                cycle,
+                e.at(),
+                e.message(),
+                Map.of()));
+      }
+    }
     for (ClaimChange c : result.claimChanges()) {
       if (c.ruleId().equals(OperatorOverride.RULE_ID)) {
         out.add(override(ids, c, decided, cycle));

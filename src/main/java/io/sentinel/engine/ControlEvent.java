@@ -8,4 +8,7 @@ import java.time.Instant;
  * point-flapping, point-settled, override-set, override-cleared, override-expired. {@code subject}
  * is the rule or point it concerns.
  */
-public record ControlEvent(String kind, String subject, String message, Instant at) {}
+public record ControlEvent(String kind, String subject, String message, Instant at) {
+  /** An operator resumed a suspended rule (the audit trail records it). */
+  public static final String RULE_RESUMED = "rule-resumed";
+}

@@ -754,7 +754,7 @@ public final class Engine {
     r.state = RuleState.ACTIVE;
     r.holdUntil = null;
     r.resetEvaluations();
-    event("rule-resumed", r.rule.id(), "resumed by an operator", t);
+    event(ControlEvent.RULE_RESUMED, r.rule.id(), "resumed by an operator", t);
     out.selfPoints.add(new SelfPoint("rule." + r.rule.id() + ".suspended", Value.FALSE, t));
     touch(r.index, ACTIVATION);
   }

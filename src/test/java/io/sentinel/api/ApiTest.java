@@ -419,7 +419,11 @@ class ApiTest {
         .untilAsserted(
             () ->
                 assertThat(auditLines(given().queryParam("limit", 10000)))
-                    .anyMatch(l -> l.getString("kind").equals("override")));
+                    .anyMatch(l -> l.getString("kind").equals("override"))
+                    .anyMatch(
+                        l ->
+                            l.getString("kind").equals("resume")
+                                && l.getString("rule_id").equals("burner-on-demand")));
     List<JsonObject> all = auditLines(given().queryParam("limit", 10000));
     assertThat(all).extracting(l -> l.getLong("seq")).isSorted();
     JsonObject override =

@@ -129,6 +129,15 @@ class OperatorRequestsTest {
     Instant t2 = t1.plus(Duration.ofSeconds(1));
     engine.resume("vent-on-co2");
     PassResult resumed = engine.pass(t2, List.of(), false);
+    AuditTrail trail = new AuditTrail(RULES, 7, engine.points()::state, engine::decision);
+    assertThat(trail.entries(t2, resumed))
+        .first()
+        .satisfies(
+            e -> {
+              assertThat(e.kind()).isEqualTo("resume");
+              assertThat(e.ruleId()).isEqualTo("vent-on-co2");
+              assertThat(e.reason()).isEqualTo("resumed by an operator");
+            });
     assertThat(resumed.events()).extracting(ControlEvent::kind).contains("rule-resumed");
     assertThat(resumed.selfPoints())
         .anySatisfy(
