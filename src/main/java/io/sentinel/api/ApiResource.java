@@ -169,7 +169,7 @@ public class ApiResource {
     Rule rule = ruleNamed(id);
     EngineLoop loop = loop();
     return loop.operate(
-            e -> {
+            (e, now) -> {
               RuleStatus status = e.status(id).orElseThrow();
               if (status.state() != RuleState.SUSPENDED) {
                 throw new ApiError(
@@ -216,11 +216,10 @@ public class ApiResource {
     String reason = text(request, "reason", "", 500);
     EngineLoop loop = loop();
     return loop.operate(
-            e -> {
+            (e, now) -> {
               int index = pointIndex(e, id);
-              OperatorOverride o =
-                  new OperatorOverride(id, value, e.clock().plus(expiresIn), by, reason);
-              o.check(e.points().spec(index), e.clock())
+              OperatorOverride o = new OperatorOverride(id, value, now.plus(expiresIn), by, reason);
+              o.check(e.points().spec(index), now)
                   .ifPresent(
                       r -> {
                         throw new ApiError(422, r.field(), r.message());
@@ -239,7 +238,7 @@ public class ApiResource {
     token.require(authorization);
     return loop()
         .operate(
-            e -> {
+            (e, now) -> {
               pointIndex(e, id);
               OperatorOverride o = e.overrides().get(id);
               if (o == null) {

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
@@ -204,9 +205,11 @@ public final class EngineLoop {
   /**
    * Runs an operator's request on the engine's context, between two passes, and a pass right after
    * it so that it takes effect at once (logged, audited and published like any pass). {@code
-   * request} may refuse by throwing; the future then fails with what it threw, and no pass runs.
+   * request} is handed the engine and the instant that pass runs at (an idle engine's own clock
+   * lags the wall clock), and may refuse by throwing; the future then fails with what it threw, and
+   * no pass runs.
    */
-  public <T> CompletableFuture<T> operate(Function<Engine, T> request) {
+  public <T> CompletableFuture<T> operate(BiFunction<Engine, Instant, T> request) {
     CompletableFuture<T> result = new CompletableFuture<>();
     context.runOnContext(
         v -> {
@@ -216,7 +219,7 @@ public final class EngineLoop {
           }
           T answer;
           try {
-            answer = request.apply(engine);
+            answer = request.apply(engine, now());
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
             return;

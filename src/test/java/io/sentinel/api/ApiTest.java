@@ -328,16 +328,22 @@ class ApiTest {
   @Test
   @Order(10)
   void override_winsInTheOperatorBand_isCommanded_thenClearedBackToTheRule() {
-    authorized()
-        .contentType("application/json")
-        .body(
-            "{\"value\": false, \"expires_in\": \"10m\", \"by\": \"alice\", \"reason\": \"service\"}")
-        .put("/api/v1/points/boiler.ch1.pump/override")
-        .then()
-        .statusCode(200)
-        .body("value", equalTo(false))
-        .body("by", equalTo("alice"))
-        .body("rule", equalTo("override:operator"));
+    Instant asked = Instant.now();
+    String until =
+        authorized()
+            .contentType("application/json")
+            .body(
+                "{\"value\": false, \"expires_in\": \"10m\", \"by\": \"alice\", \"reason\": \"service\"}")
+            .put("/api/v1/points/boiler.ch1.pump/override")
+            .then()
+            .statusCode(200)
+            .body("value", equalTo(false))
+            .body("by", equalTo("alice"))
+            .body("rule", equalTo("override:operator"))
+            .extract()
+            .path("until");
+    // Ten minutes from when it was asked, not from the idle engine's last pass.
+    assertThat(Instant.parse(until)).isAfterOrEqualTo(asked.plus(Duration.ofMinutes(10)));
 
     JsonObject command =
         awaitCommand("boiler.ch1.pump", c -> "override:operator".equals(c.getString("rule")));
