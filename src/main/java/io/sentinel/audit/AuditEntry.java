@@ -8,8 +8,10 @@ import java.util.Map;
  * One audited event before it takes its place in the chain: the fields seed 001 lists, plus {@code
  * reason}, {@code contenders} and {@code detail} so that a reader does not have to guess.
  *
- * @param kind {@code firing} (a rule asserted a claim), {@code action} (a rule's action fired) or
- *     {@code conflict} (arbitration chose between two or more claims on a point)
+ * @param kind {@code firing} (a rule asserted a claim), {@code action} (a rule's action fired),
+ *     {@code conflict} (arbitration chose between two or more claims on a point), {@code override}
+ *     (an operator override set, cleared or expired; rule id {@code override:operator}) or {@code
+ *     resume} (an operator resumed a suspended rule)
  * @param matchedInputs the rule's inputs as it read them: name to {point, value, quality}
  * @param resolvedOutputs what arbitration made of the points concerned: {point, value, rule}
  * @param contenders every claim on the point, in arbitration order: {rule, band, priority, value}

@@ -4,6 +4,8 @@ import io.sentinel.arbitration.Claim;
 import io.sentinel.arbitration.Decision;
 import io.sentinel.engine.ActionFired;
 import io.sentinel.engine.ClaimChange;
+import io.sentinel.engine.ControlEvent;
+import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.PassResult;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
@@ -22,10 +24,11 @@ import java.util.function.Function;
 /**
  * Turns a pass into audit entries: a {@code firing} for every claim a rule asserted, an {@code
  * action} for every action that fired, a {@code conflict} for every decision taken between two or
- * more claims. Event ids are derived, like seed 003's firing ids, from what happened and when: the
- * kind, the rule or point, the revision and the engine cycle (with a counter when one pass holds
- * two of the same), so a replay of the same observations derives the same ids and no restart reuses
- * one.
+ * more claims, an {@code override} for every operator override set, cleared or expired, a {@code
+ * resume} for every suspended rule an operator resumed. Event ids are derived, like seed 003's
+ * firing ids, from what happened and when: the kind, the rule or point, the revision and the engine
+ * cycle (with a counter when one pass holds two of the same), so a replay of the same observations
+ * derives the same ids and no restart reuses one.
  */
 public final class AuditTrail {
   private final RuleSet ruleSet;
@@ -54,29 +57,50 @@ public final class AuditTrail {
     Map<String, Decision> decided = new HashMap<>();
     result.decisions().forEach(d -> decided.put(d.pointId(), d));
     List<AuditEntry> out = new ArrayList<>();
+    // An operator's resume comes first: it took effect at the start of the pass.
+    for (ControlEvent e : result.events()) {
+      if (e.kind().equals(ControlEvent.RULE_RESUMED)) {
+        Rule rule = ruleSet.rule(e.subject()).orElseThrow();
+        out.add(
+            new AuditEntry(
+                id(ids, "resume", rule.id(), cycle),
+                "resume",
+                rule.id(),
+                revision,
+                inputs(rule),
+                List.of(),
+                rule.band().wireName(),
+                rule.priority(),
+                "",
+                List.of(),
+                "",
+                "",
+                cycle,
+                e.at(),
+                e.message(),
+                Map.of()));
+      }
+    }
     for (ClaimChange c : result.claimChanges()) {
+      if (c.ruleId().equals(OperatorOverride.RULE_ID)) {
+        out.add(override(ids, c, decided, cycle));
+        continue;
+      }
       if (c.isRelease()) {
         continue;
       }
       Decision d = decided.getOrDefault(c.pointId(), currentDecision.apply(c.pointId()));
       Rule rule = ruleSet.rule(c.ruleId()).orElseThrow();
       out.add(
-          new AuditEntry(
-              id(ids, "firing", c.ruleId() + "/" + c.pointId(), cycle),
+          claimEntry(
+              ids,
               "firing",
-              c.ruleId(),
-              revision,
+              c.ruleId() + "/" + c.pointId(),
+              c,
+              d,
               inputs(rule),
-              List.of(output(d)),
-              c.band().wireName(),
               rule.priority(),
-              d.decidingKey(),
-              contenders(d),
-              device(c.pointId()),
-              zone(c.pointId(), Map.of()),
               cycle,
-              c.at(),
-              c.reason(),
               Map.of("claimed", c.value().orElseThrow().toPlain())));
     }
     for (ActionFired a : result.actions()) {
@@ -110,14 +134,13 @@ public final class AuditTrail {
         continue;
       }
       Claim winner = d.winner().orElseThrow();
-      Rule rule = ruleSet.rule(winner.ruleId()).orElseThrow();
       out.add(
           new AuditEntry(
               id(ids, "conflict", d.pointId(), cycle),
               "conflict",
               winner.ruleId(),
               revision,
-              inputs(rule),
+              ruleSet.rule(winner.ruleId()).map(this::inputs).orElse(Map.of()),
               List.of(output(d)),
               winner.band().wireName(),
               winner.priority(),
@@ -131,6 +154,50 @@ public final class AuditTrail {
               Map.of()));
     }
     return out;
+  }
+
+  /**
+   * An operator override set, cleared or expired: kind {@code override}, the override's pseudo rule
+   * id, no inputs, and what the operator asked for (or why it ended) in {@code reason}.
+   */
+  private AuditEntry override(
+      Map<String, Integer> ids, ClaimChange c, Map<String, Decision> decided, long cycle) {
+    Decision d = decided.getOrDefault(c.pointId(), currentDecision.apply(c.pointId()));
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("claimed", c.value().map(v -> v.toPlain()).orElse(null));
+    detail.put("ended", c.isRelease());
+    return claimEntry(
+        ids, "override", c.pointId(), c, d, Map.of(), OperatorOverride.PRIORITY, cycle, detail);
+  }
+
+  /** A claim change as an entry: what arbitration made of its point, and why it changed. */
+  private AuditEntry claimEntry(
+      Map<String, Integer> ids,
+      String kind,
+      String subject,
+      ClaimChange c,
+      Decision d,
+      Map<String, Map<String, Object>> inputs,
+      int priority,
+      long cycle,
+      Map<String, Object> detail) {
+    return new AuditEntry(
+        id(ids, kind, subject, cycle),
+        kind,
+        c.ruleId(),
+        revision,
+        inputs,
+        List.of(output(d)),
+        c.band().wireName(),
+        priority,
+        d.decidingKey(),
+        contenders(d),
+        device(c.pointId()),
+        zone(c.pointId(), Map.of()),
+        cycle,
+        c.at(),
+        c.reason(),
+        detail);
   }
 
   private String id(Map<String, Integer> ids, String kind, String subject, long cycle) {

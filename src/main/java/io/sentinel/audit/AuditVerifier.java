@@ -42,11 +42,36 @@ public final class AuditVerifier {
   public record Break(String where, long seq, String eventId, String why) {}
 
   public static Verdict verify(Iterator<Item> items) {
-    String previousHash = AuditRecord.GENESIS;
-    long previousSeq = 0;
-    long checked = 0;
-    while (items.hasNext()) {
-      Item item = items.next();
+    Walk walk = new Walk();
+    while (items.hasNext() && walk.accept(items.next())) {
+      // each record checked as it comes
+    }
+    return walk.verdict();
+  }
+
+  /**
+   * The check, one record at a time, for a reader that pushes records (a database cursor): {@link
+   * #accept} until it answers false (a broken link), then {@link #verdict}.
+   */
+  public static final class Walk {
+    private String previousHash = AuditRecord.GENESIS;
+    private long previousSeq = 0;
+    private long checked = 0;
+    private Verdict broken;
+
+    /** Checks the next record; false once the chain is broken (later records are ignored). */
+    public boolean accept(Item item) {
+      if (broken == null) {
+        broken = check(item);
+      }
+      return broken == null;
+    }
+
+    public Verdict verdict() {
+      return broken != null ? broken : new Verdict(checked, Optional.empty(), previousHash);
+    }
+
+    private Verdict check(Item item) {
       JsonNode node;
       try {
         node = CanonicalJson.JSON.readTree(item.text());
@@ -87,8 +112,8 @@ public final class AuditVerifier {
       previousHash = hash;
       previousSeq = seq;
       checked++;
+      return null;
     }
-    return new Verdict(checked, Optional.empty(), previousHash);
   }
 
   private static Verdict broken(long checked, Item item, long seq, String eventId, String why) {

@@ -65,6 +65,12 @@ public final class Engine {
   private final Map<String, Decision> lastDecisions = new HashMap<>();
   private final Map<String, PointFlap> flaps = new HashMap<>();
   private final Set<String> pendingResumes = new LinkedHashSet<>();
+
+  /** Operator overrides asked for (an empty value clears the point's) and those in force. */
+  private final List<Map.Entry<String, Optional<OperatorOverride>>> pendingOverrides =
+      new ArrayList<>();
+
+  private final Map<String, OperatorOverride> overrides = new LinkedHashMap<>();
   private long timerSeq;
 
   private Instant clock;
@@ -83,7 +89,11 @@ public final class Engine {
   private static final int ACTIVATION = 8;
   private static final int FORCED = 16;
 
+  /** A timer of a rule ({@code rule >= 0}), a flap recheck ({@link #FLAP}) or an override's end. */
   private record Timer(Instant due, long seq, int rule, String point) {}
+
+  private static final int FLAP = -1;
+  private static final int OVERRIDE_END = -2;
 
   /** Recent claim changes of a point, for the flap limit. */
   private static final class PointFlap {
@@ -223,9 +233,48 @@ public final class Engine {
     return Optional.ofNullable(lastDecisions.get(pointId));
   }
 
-  /** Asks for a suspended rule to be resumed at the next pass (an operator's decision). */
+  /**
+   * Asks for a suspended rule to be resumed at the next pass (an operator's decision): it leaves
+   * suspension, its evaluation count starts afresh and it decides again at once. A rule that is not
+   * suspended by then is left as it is.
+   */
   public void resume(String ruleId) {
     pendingResumes.add(ruleId);
+  }
+
+  /**
+   * Asks for an operator override at the next pass; it replaces the point's override, if any. The
+   * point must be registered and the override must pass {@link OperatorOverride#check} at the
+   * engine's clock.
+   *
+   * @throws IllegalArgumentException naming the field at fault otherwise
+   */
+  public void override(OperatorOverride o) {
+    int p = points.indexOf(o.pointId());
+    if (p < 0) {
+      throw new IllegalArgumentException("point: no point " + o.pointId() + " in the registry");
+    }
+    o.check(points.spec(p), clock)
+        .ifPresent(
+            r -> {
+              throw new IllegalArgumentException(r.field() + ": " + r.message());
+            });
+    pendingOverrides.add(Map.entry(o.pointId(), Optional.of(o)));
+  }
+
+  /** Asks for the point's override to end at the next pass (nothing happens if it has none). */
+  public void clearOverride(String pointId) {
+    pendingOverrides.add(Map.entry(pointId, Optional.empty()));
+  }
+
+  /** The overrides in force, by point. */
+  public Map<String, OperatorOverride> overrides() {
+    return Map.copyOf(overrides);
+  }
+
+  /** Every point with at least one claim, sorted (the claims themselves: {@link #decision}). */
+  public List<String> claimedPoints() {
+    return arbiter.claimedPoints();
   }
 
   /**
@@ -257,11 +306,6 @@ public final class Engine {
     if (!ordered.isEmpty() && ordered.get(ordered.size() - 1).at().isAfter(now)) {
       throw new IllegalArgumentException("a sample lies after now " + now);
     }
-    for (String id : pendingResumes) {
-      Optional.ofNullable(byId.get(id))
-          .ifPresent(r -> resumeRule(r, ordered.isEmpty() ? now : ordered.get(0).at()));
-    }
-    pendingResumes.clear();
     int i = 0;
     while (true) {
       Instant nextSample = i < ordered.size() ? ordered.get(i).at() : null;
@@ -280,7 +324,8 @@ public final class Engine {
       step(t, ordered.subList(i, j));
       i = j;
     }
-    if (!activated) {
+    if (!activated || operatorPending()) {
+      // Nothing else to step through: an operator's request still takes effect in this pass.
       step(now, List.of());
     }
     advance(now);
@@ -296,9 +341,16 @@ public final class Engine {
     }
   }
 
+  private boolean operatorPending() {
+    return !pendingResumes.isEmpty() || !pendingOverrides.isEmpty();
+  }
+
   private void step(Instant t, List<Sample> samples) {
     advance(t);
     touchedCount = 0;
+    if (operatorPending()) {
+      applyOperatorRequests(t);
+    }
     if (!activated) {
       activated = true;
       for (RuleRuntime r : rules) {
@@ -313,6 +365,8 @@ public final class Engine {
       Timer timer = timers.poll();
       if (timer.rule >= 0) {
         touch(timer.rule, TIMER);
+      } else if (timer.rule == OVERRIDE_END) {
+        endOverride(timer.point, t, false);
       } else {
         recheckFlap(timer.point, t);
       }
@@ -700,9 +754,73 @@ public final class Engine {
     r.state = RuleState.ACTIVE;
     r.holdUntil = null;
     r.resetEvaluations();
-    event("rule-resumed", r.rule.id(), "resumed by an operator", t);
+    event(ControlEvent.RULE_RESUMED, r.rule.id(), "resumed by an operator", t);
     out.selfPoints.add(new SelfPoint("rule." + r.rule.id() + ".suspended", Value.FALSE, t));
     touch(r.index, ACTIVATION);
+  }
+
+  /** Resumes and overrides asked for since the last pass, at the first instant of this one. */
+  private void applyOperatorRequests(Instant t) {
+    for (String id : pendingResumes) {
+      Optional.ofNullable(byId.get(id)).ifPresent(r -> resumeRule(r, t));
+    }
+    pendingResumes.clear();
+    for (Map.Entry<String, Optional<OperatorOverride>> request : pendingOverrides) {
+      if (request.getValue().isEmpty()) {
+        endOverride(request.getKey(), t, true);
+        continue;
+      }
+      OperatorOverride o = request.getValue().get();
+      if (!o.until().isAfter(t)) {
+        continue; // over before it began (the pass came later than asked)
+      }
+      overrides.put(o.pointId(), o);
+      arbiter.assertClaim(
+          new Claim(
+              OperatorOverride.RULE_ID,
+              o.pointId(),
+              Band.OPERATOR,
+              OperatorOverride.PRIORITY,
+              o.value(),
+              t,
+              0));
+      claimChanged(
+          new ClaimChange(
+              OperatorOverride.RULE_ID,
+              o.pointId(),
+              Band.OPERATOR,
+              Optional.of(o.value()),
+              t,
+              "override by " + o.by() + " until " + o.until() + ": " + o.reason()));
+      event(
+          "override-set",
+          o.pointId(),
+          o.pointId() + " = " + o.value() + " by " + o.by() + " until " + o.until(),
+          t);
+      timers.add(new Timer(o.until(), timerSeq++, OVERRIDE_END, o.pointId()));
+    }
+    pendingOverrides.clear();
+  }
+
+  /**
+   * Ends a point's override when it is cleared, or at its end (a replaced one's timer is stale).
+   */
+  private void endOverride(String pointId, Instant t, boolean cleared) {
+    OperatorOverride o = overrides.get(pointId);
+    if (o == null || (!cleared && t.isBefore(o.until()))) {
+      return;
+    }
+    overrides.remove(pointId);
+    arbiter.release(OperatorOverride.RULE_ID, pointId);
+    String reason = cleared ? "override cleared" : "override expired";
+    claimChanged(
+        new ClaimChange(
+            OperatorOverride.RULE_ID, pointId, Band.OPERATOR, Optional.empty(), t, reason));
+    event(
+        cleared ? "override-cleared" : "override-expired",
+        pointId,
+        reason + " (set by " + o.by() + "): the point follows its rules again",
+        t);
   }
 
   private void expireClaims(RuleRuntime r, Instant t) {
@@ -808,7 +926,7 @@ public final class Engine {
           new SelfPoint("point." + change.pointId() + ".flapping", Value.TRUE, change.at()));
       timers.add(
           new Timer(
-              flap.changes.get(0).plus(limits.claimWindow()), timerSeq++, -1, change.pointId()));
+              flap.changes.get(0).plus(limits.claimWindow()), timerSeq++, FLAP, change.pointId()));
     }
   }
 
@@ -827,7 +945,7 @@ public final class Engine {
     trimFlap(flap, t);
     if (flap.changes.size() > limits.claimChangesPerPoint()) {
       timers.add(
-          new Timer(flap.changes.get(0).plus(limits.claimWindow()), timerSeq++, -1, pointId));
+          new Timer(flap.changes.get(0).plus(limits.claimWindow()), timerSeq++, FLAP, pointId));
       return;
     }
     flap.frozen = false;

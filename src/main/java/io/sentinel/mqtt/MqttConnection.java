@@ -272,7 +272,8 @@ public final class MqttConnection {
     }
   }
 
-  private String redacted() {
+  /** The broker's address without credentials: what logs and /q/health may show. */
+  public String redacted() {
     URI u = settings.url();
     return u.getScheme() + "://" + u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "");
   }

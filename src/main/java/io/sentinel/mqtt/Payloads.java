@@ -43,16 +43,20 @@ public final class Payloads {
 
   /** The winning claim, every contender and the deciding key (retained {@code claims/<id>}). */
   public static byte[] claims(Decision d, Instant at) {
+    return bytes(claimsJson(d, at));
+  }
+
+  /** A point's arbitration as {@code claims/<id>} and the HTTP API's {@code /claims} show it. */
+  public static JsonObject claimsJson(Decision d, Instant at) {
     JsonArray contenders = new JsonArray();
     d.contenders().forEach(c -> contenders.add(claim(c)));
-    return bytes(
-        new JsonObject()
-            .put("point", d.pointId())
-            .put("value", d.value().map(Value::toPlain).orElse(null))
-            .put("winner", d.winner().map(Payloads::claim).orElse(null))
-            .put("contenders", contenders)
-            .put("deciding_key", d.decidingKey())
-            .put("ts", at.toString()));
+    return new JsonObject()
+        .put("point", d.pointId())
+        .put("value", d.value().map(Value::toPlain).orElse(null))
+        .put("winner", d.winner().map(Payloads::claim).orElse(null))
+        .put("contenders", contenders)
+        .put("deciding_key", d.decidingKey())
+        .put("ts", at.toString());
   }
 
   private static JsonObject claim(Claim c) {

@@ -28,19 +28,9 @@ import org.snakeyaml.engine.v2.nodes.Node;
  * load error that names it.
  */
 public final class DerivedLoader {
+  // The keys of each kind, the common ones included: declared once, in DocumentShapes.
   private static final Map<String, Set<String>> KEYS =
-      Map.of(
-          "hysteresis", Set.of("on_above", "off_below"),
-          "debounce", Set.of("stable_for"),
-          "rolling_avg", Set.of("window", "deadband"),
-          "rate", Set.of("window", "deadband"),
-          "age", Set.of("every"),
-          "count", Set.of("when", "at_least", "within"),
-          "sequence", Set.of("steps", "within"),
-          "absence", Set.of("when", "within"),
-          "dedupe", Set.of("within"),
-          "throttle", Set.of("at_most", "per"));
-  private static final Set<String> COMMON = Set.of("kind", "of", "description");
+      DocumentShapes.keySets(DocumentShapes.DERIVED_KINDS);
 
   private final YamlFile yaml;
   private final Registry registry;
@@ -55,7 +45,7 @@ public final class DerivedLoader {
   public static DerivedSet load(String file, String text, Registry registry, Problems problems) {
     YamlFile yaml = new YamlFile(file, problems);
     return yaml.parse(text)
-        .flatMap(root -> yaml.mapping(root, "derived.yaml", "", Set.of("derived")))
+        .flatMap(root -> yaml.mapping(root, "derived.yaml", "", DocumentShapes.DERIVED_FILE.keys()))
         .flatMap(top -> top.get("derived"))
         .flatMap(n -> yaml.mapping(n, "derived", "", Set.of()))
         .map(entries -> new DerivedLoader(yaml, registry).all(entries))
@@ -119,9 +109,7 @@ public final class DerivedLoader {
               + kind.map(k -> " (found '" + k + "')").orElse(""));
       return Optional.empty();
     }
-    Set<String> allowed = new java.util.HashSet<>(COMMON);
-    allowed.addAll(KEYS.get(kind.get()));
-    Optional<Fields> f = yaml.mapping(node, what, "", allowed);
+    Optional<Fields> f = yaml.mapping(node, what, "", KEYS.get(kind.get()));
     if (f.isEmpty()) {
       return Optional.empty();
     }
@@ -287,7 +275,7 @@ public final class DerivedLoader {
     }
     boolean ok = true;
     for (Node n : nodes.get()) {
-      Optional<Fields> s = yaml.mapping(n, what + " step", "", Set.of("of", "when"));
+      Optional<Fields> s = yaml.mapping(n, what + " step", "", DocumentShapes.DERIVED_STEP.keys());
       if (s.isEmpty()) {
         ok = false;
         continue;

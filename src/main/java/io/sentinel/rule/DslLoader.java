@@ -36,18 +36,8 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
  * docs/dsl.md says what each construct compiles to.
  */
 public final class DslLoader {
-  private static final Set<String> RULE_KEYS =
-      Set.of(
-          "rule",
-          "priority",
-          "description",
-          "when",
-          "then",
-          "enabled",
-          "on_input_loss",
-          "warmup",
-          "required_quality",
-          "hold_max");
+  // The keys each mapping takes: declared once, in DocumentShapes (also the JSON Schema's source).
+  private static final Set<String> RULE_KEYS = DocumentShapes.DSL_RULE.keys();
   private static final List<String> OPERATORS =
       List.of(
           "equals",
@@ -327,7 +317,7 @@ public final class DslLoader {
       return Optional.empty();
     }
     Optional<Fields> w =
-        yaml.mapping(f.get("when").orElseThrow(), "when", id, Set.of("all", "any"));
+        yaml.mapping(f.get("when").orElseThrow(), "when", id, DocumentShapes.DSL_WHEN.keys());
     if (w.isEmpty() || w.get().entries().size() != 1) {
       w.ifPresent(
           x -> yaml.error(x.node(), "DSL-010", id, "when holds exactly one of all: or any:"));
@@ -566,7 +556,7 @@ public final class DslLoader {
 
   private Optional<Condition> timeOfDay(Node node) {
     Optional<Fields> f =
-        yaml.mapping(node, "time_of_day", id, Set.of("between", "gt", "gte", "lt", "lte"));
+        yaml.mapping(node, "time_of_day", id, DocumentShapes.DSL_TIME_OF_DAY.keys());
     if (f.isEmpty() || f.get().entries().size() != 1) {
       f.ifPresent(
           x ->
@@ -940,7 +930,7 @@ public final class DslLoader {
   }
 
   private Optional<ActionSpec> fade(Node node, PointSpec target, SourceRef where) {
-    Optional<Fields> f = yaml.mapping(node, "fade_to", id, Set.of("value", "over"));
+    Optional<Fields> f = yaml.mapping(node, "fade_to", id, DocumentShapes.DSL_FADE_TO.keys());
     if (f.isEmpty() || !f.get().has("value") || !f.get().has("over")) {
       f.ifPresent(x -> yaml.error(node, "DSL-034", id, "fade_to takes {value, over}"));
       return Optional.empty();

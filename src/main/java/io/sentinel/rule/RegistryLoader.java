@@ -25,23 +25,9 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
 
 /** Reads {@code points.yaml}: the point registry of a site. */
 public final class RegistryLoader {
-  private static final Pattern POINT_ID = Pattern.compile("[a-z0-9][a-z0-9_-]*(\\.[a-z0-9_-]+)*");
-  private static final Set<String> POINT_KEYS =
-      Set.of(
-          "type",
-          "unit",
-          "values",
-          "direction",
-          "deadband",
-          "range",
-          "stale_after",
-          "unavailable_after",
-          "release_value",
-          "source",
-          "driver",
-          "command_rate",
-          "pulse_max",
-          "description");
+  private static final Pattern POINT_ID = Pattern.compile(DocumentShapes.ID_PATTERN);
+  // The keys each mapping takes: declared once, in DocumentShapes (also the JSON Schema's source).
+  private static final Set<String> POINT_KEYS = DocumentShapes.POINT.keys();
 
   private RegistryLoader() {}
 
@@ -50,7 +36,7 @@ public final class RegistryLoader {
     List<PointSpec> specs = new ArrayList<>();
     List<PinUse> pins = new ArrayList<>();
     yaml.parse(text)
-        .flatMap(root -> yaml.mapping(root, "points.yaml", "", Set.of("points")))
+        .flatMap(root -> yaml.mapping(root, "points.yaml", "", DocumentShapes.REGISTRY_FILE.keys()))
         .flatMap(top -> top.get("points"))
         .flatMap(points -> yaml.mapping(points, "points", "", Set.of()))
         .ifPresent(
@@ -243,7 +229,9 @@ public final class RegistryLoader {
     }
     Optional<Duration> minInterval =
         f.get("command_rate")
-            .flatMap(n -> yaml.mapping(n, what + " command_rate", "", Set.of("min_interval")))
+            .flatMap(
+                n ->
+                    yaml.mapping(n, what + " command_rate", "", DocumentShapes.COMMAND_RATE.keys()))
             .flatMap(c -> c.get("min_interval"))
             .flatMap(n -> yaml.duration(n, "command_rate.min_interval", ""));
     Optional<Duration> pulseMax =
@@ -387,7 +375,7 @@ public final class RegistryLoader {
   }
 
   private static Optional<PointSource> source(YamlFile yaml, Node node, String what) {
-    Optional<Fields> f = yaml.mapping(node, what + " source", "", Set.of("gpio", "mqtt"));
+    Optional<Fields> f = yaml.mapping(node, what + " source", "", DocumentShapes.SOURCE.keys());
     if (f.isEmpty()) {
       return Optional.empty();
     }
@@ -400,7 +388,7 @@ public final class RegistryLoader {
               f.get().get("gpio").orElseThrow(),
               what + " source.gpio",
               "",
-              Set.of("pin", "pull", "debounce", "active_low"))
+              DocumentShapes.SOURCE_GPIO.keys())
           .flatMap(
               g -> {
                 Optional<Integer> pin = pin(yaml, g, what, "source.gpio");
@@ -428,7 +416,7 @@ public final class RegistryLoader {
             f.get().get("mqtt").orElseThrow(),
             what + " source.mqtt",
             "",
-            Set.of("topic", "json_path"))
+            DocumentShapes.SOURCE_MQTT.keys())
         .flatMap(
             m -> {
               Optional<String> topic = m.get("topic").flatMap(n -> yaml.text(n, "topic", ""));
@@ -445,7 +433,7 @@ public final class RegistryLoader {
   }
 
   private static Optional<PointDriver> driver(YamlFile yaml, Node node, String what) {
-    Optional<Fields> f = yaml.mapping(node, what + " driver", "", Set.of("gpio", "mqtt"));
+    Optional<Fields> f = yaml.mapping(node, what + " driver", "", DocumentShapes.DRIVER.keys());
     if (f.isEmpty()) {
       return Optional.empty();
     }
@@ -458,7 +446,7 @@ public final class RegistryLoader {
               f.get().get("gpio").orElseThrow(),
               what + " driver.gpio",
               "",
-              Set.of("pin", "active_low"))
+              DocumentShapes.DRIVER_GPIO.keys())
           .flatMap(
               g -> {
                 Optional<Integer> pin = pin(yaml, g, what, "driver.gpio");
@@ -474,7 +462,7 @@ public final class RegistryLoader {
     if (YamlFile.isNull(mqtt)) {
       return Optional.of(new PointDriver.Mqtt(Optional.empty()));
     }
-    return yaml.mapping(mqtt, what + " driver.mqtt", "", Set.of("topic"))
+    return yaml.mapping(mqtt, what + " driver.mqtt", "", DocumentShapes.DRIVER_MQTT.keys())
         .map(m -> new PointDriver.Mqtt(m.get("topic").flatMap(n -> yaml.text(n, "topic", ""))));
   }
 }

@@ -37,37 +37,16 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  * RuleSetChecks}'.
  */
 public final class RuleLoader {
-  static final Pattern RULE_ID = Pattern.compile("[a-z0-9][a-z0-9_-]*(\\.[a-z0-9_-]+)*");
+  static final Pattern RULE_ID = Pattern.compile(DocumentShapes.ID_PATTERN);
   private static final Pattern DEADLINE = Pattern.compile("deadline\\((.*)\\)");
   private static final Pattern ASSERT = Pattern.compile("assert\\((.*)\\)");
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([^}]*?)\\s*}}");
-  private static final Set<String> RULE_KEYS =
-      Set.of(
-          "id",
-          "description",
-          "band",
-          "inputs",
-          "trigger",
-          "when",
-          "claims",
-          "actions",
-          "on_input_loss",
-          "hold_max",
-          "required_quality",
-          "warmup",
-          "interlock_class",
-          "fail_value",
-          "enabled");
+  // The keys each mapping takes: declared once, in DocumentShapes (also the JSON Schema's source).
+  private static final Set<String> RULE_KEYS = DocumentShapes.RULE.keys();
   private static final Map<String, Set<String>> TRIGGER_KEYS =
-      Map.of(
-          "transition", Set.of("on", "of"),
-          "edge", Set.of("on", "of", "edge"),
-          "quality", Set.of("on", "of", "to"),
-          "interval", Set.of("on", "every"));
+      DocumentShapes.keySets(DocumentShapes.TRIGGERS);
   private static final Map<String, Set<String>> ACTION_KEYS =
-      Map.of(
-          "notify", Set.of("kind", "cooldown", "channel", "message", "zone", "severity"),
-          "pulse", Set.of("kind", "cooldown", "point", "duration"));
+      DocumentShapes.keySets(DocumentShapes.ACTIONS);
 
   private final YamlFile yaml;
   private final Registry registry;
@@ -133,7 +112,8 @@ public final class RuleLoader {
       return DslLoader.load(yaml, root, registry, settings, generated);
     }
     if (root instanceof MappingNode) {
-      Optional<Fields> top = yaml.mapping(root, "rule file", "", Set.of("rules"));
+      Optional<Fields> top =
+          yaml.mapping(root, "rule file", "", DocumentShapes.RULE_FILE_MAPPING.keys());
       if (top.isEmpty()) {
         return List.of();
       }
@@ -312,8 +292,7 @@ public final class RuleLoader {
       return all;
     }
     Node node = f.get("trigger").orElseThrow();
-    Optional<Fields> probe =
-        yaml.mapping(node, "trigger", id, Set.of("on", "of", "edge", "to", "every"));
+    Optional<Fields> probe = yaml.mapping(node, "trigger", id, DocumentShapes.TRIGGER_KEYS);
     if (probe.isEmpty()) {
       return all;
     }
@@ -506,7 +485,7 @@ public final class RuleLoader {
             items ->
                 items.forEach(
                     item ->
-                        yaml.mapping(item, "claim", id, Set.of("point", "value", "expires_in"))
+                        yaml.mapping(item, "claim", id, DocumentShapes.CLAIM.keys())
                             .ifPresent(c -> claim(c, item, id).ifPresent(out::add))));
     return out;
   }
@@ -686,7 +665,8 @@ public final class RuleLoader {
     Optional<Node> assertNode = Optional.empty();
     if (n instanceof MappingNode) {
       assertNode =
-          yaml.mapping(n, "on_input_loss", id, Set.of("assert")).flatMap(m -> m.get("assert"));
+          yaml.mapping(n, "on_input_loss", id, DocumentShapes.INPUT_LOSS_ASSERT.keys())
+              .flatMap(m -> m.get("assert"));
       if (assertNode.isEmpty()) {
         yaml.error(n, "RULE-043", id, "on_input_loss is release, hold or {assert: value}");
         return Optional.empty();

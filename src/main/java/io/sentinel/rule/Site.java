@@ -40,13 +40,7 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
     YamlFile yaml = new YamlFile(relative(dir, file.get()), problems);
     Optional<YamlFile.Fields> f =
         yaml.parse(read(file.get()))
-            .flatMap(
-                root ->
-                    yaml.mapping(
-                        root,
-                        "site.yaml",
-                        "",
-                        java.util.Set.of("name", "timezone", "zones", "description")));
+            .flatMap(root -> yaml.mapping(root, "site.yaml", "", DocumentShapes.SITE_FILE.keys()));
     if (f.isEmpty()) {
       return SiteSettings.DEFAULT;
     }
@@ -151,6 +145,27 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
             ? Optional.empty()
             : Optional.of(new Site(name, dir, new RuleSet(registry, rules, derived)));
     return new Loaded(site, problems.sorted());
+  }
+
+  /** What a rule file's text makes against a site: its rules and every problem, in order. */
+  public record Checked(List<Rule> rules, List<Problem> problems) {
+    public boolean ok() {
+      return problems.stream().noneMatch(Problem::isError);
+    }
+  }
+
+  /**
+   * Checks the text of one rule file (native or DSL) against this site's registry, derived points
+   * and settings, as {@code sentinel validate FILE} checks a file: the file's rules with each
+   * other, not with the site's other rule files.
+   */
+  public Checked checkRules(String file, String text) {
+    Problems problems = new Problems();
+    SiteSettings settings = settings(dir, problems);
+    List<Rule> rules =
+        RuleLoader.load(file, text, ruleSet.registry(), settings, new LinkedHashMap<>(), problems);
+    RuleSetChecks.check(rules, problems);
+    return new Checked(rules, problems.sorted());
   }
 
   static String relative(Path dir, Path file) {

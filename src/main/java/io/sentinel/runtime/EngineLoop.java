@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -277,20 +278,49 @@ public final class EngineLoop {
     return result;
   }
 
-  /** Reads the engine's state (point values, rule states) on its own thread. */
+  /**
+   * Reads the engine's state (point values, rule states) on its own thread; the future fails with
+   * what {@code query} threw, if it threw.
+   */
   public <T> CompletableFuture<T> inspectEngine(Function<Engine, T> query) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    context.runOnContext(v -> result.complete(query.apply(engine)));
+    context.runOnContext(
+        v -> {
+          try {
+            result.complete(query.apply(engine));
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+        });
     return result;
   }
 
-  /** Asks the engine to resume a suspended rule at the next pass. */
-  public void resume(String ruleId) {
+  /**
+   * Runs an operator's request on the engine's context, between two passes, and a pass right after
+   * it so that it takes effect at once (logged, audited and published like any pass). {@code
+   * request} is handed the engine and the instant that pass runs at (an idle engine's own clock
+   * lags the wall clock), and may refuse by throwing; the future then fails with what it threw, and
+   * no pass runs.
+   */
+  public <T> CompletableFuture<T> operate(BiFunction<Engine, Instant, T> request) {
+    CompletableFuture<T> result = new CompletableFuture<>();
     context.runOnContext(
         v -> {
-          engine.resume(ruleId);
+          if (stopped) {
+            result.completeExceptionally(new IllegalStateException("the engine is stopped"));
+            return;
+          }
+          T answer;
+          try {
+            answer = request.apply(engine, now());
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return;
+          }
           pass();
+          result.complete(answer);
         });
+    return result;
   }
 
   private void soon() {

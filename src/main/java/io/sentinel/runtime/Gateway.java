@@ -147,7 +147,7 @@ public class Gateway {
   private MqttDriver driver;
   private Driver commandDriver;
   private volatile GatewayGpio gpio;
-  private Store store;
+  private volatile Store store;
   private PassRecorder recorder;
   private long revision;
   private volatile EngineLoop loop;
@@ -356,7 +356,7 @@ public class Gateway {
         site.dir(),
         site.ruleSet().registry().points().size(),
         site.ruleSet().rules().size(),
-        brokerUrl,
+        mqtt.redacted(),
         topics.site());
   }
 
@@ -611,8 +611,10 @@ public class Gateway {
     return site;
   }
 
+  /** The broker's address, credentials left out (it is shown on /q/health). */
   public String brokerUrl() {
-    return brokerUrl;
+    MqttConnection m = mqtt;
+    return m == null ? null : m.redacted();
   }
 
   public EngineLoop loop() {
@@ -623,6 +625,21 @@ public class Gateway {
   public long unacknowledged() {
     EngineLoop l = loop;
     return l == null ? 0 : l.unacknowledged();
+  }
+
+  /** The store's reader of the log (the HTTP API's audit endpoints). */
+  public io.sentinel.store.History history() {
+    Store s = store;
+    if (s == null) {
+      throw new IllegalStateException("the store is not open");
+    }
+    return s.history();
+  }
+
+  /** Whether the store is open and its journal writes to PostgreSQL (not only to the spool). */
+  public boolean databaseReady() {
+    Store s = store;
+    return s != null && !s.journal().degraded();
   }
 
   /** Rejections counted since start, all reasons. */

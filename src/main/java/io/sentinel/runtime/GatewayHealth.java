@@ -7,7 +7,10 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
-/** {@code /q/health}: live while the engine runs; ready while the MQTT session is up. */
+/**
+ * {@code /q/health}: live while the engine runs; ready while the MQTT session is up and the journal
+ * writes to PostgreSQL.
+ */
 final class GatewayHealth {
   private GatewayHealth() {}
 
@@ -33,6 +36,18 @@ final class GatewayHealth {
           .status(gateway.connected())
           .withData("broker", String.valueOf(gateway.brokerUrl()))
           .build();
+    }
+  }
+
+  /** Down while the store is closed or PostgreSQL is away (the journal spools to disk). */
+  @Readiness
+  @ApplicationScoped
+  static class Database implements HealthCheck {
+    @Inject Gateway gateway;
+
+    @Override
+    public HealthCheckResponse call() {
+      return HealthCheckResponse.named("sentinel-database").status(gateway.databaseReady()).build();
     }
   }
 }

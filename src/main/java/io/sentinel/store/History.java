@@ -1,5 +1,6 @@
 package io.sentinel.store;
 
+import io.sentinel.audit.AuditVerifier;
 import io.sentinel.journal.CommandIntent;
 import io.sentinel.journal.JournalJson;
 import io.sentinel.journal.JournalWindow;
@@ -105,8 +106,22 @@ public final class History {
 
   /** Every audit record in chain order, as canonical NDJSON lines with their seq. */
   public void audit(Consumer<AuditLine> each) throws RowWriter.WriteFailed {
-    long after = 0;
-    while (true) {
+    audit(AuditPage.ALL, each);
+  }
+
+  /**
+   * A page of the audit log: records with {@code seq} after {@code page.afterSeq()} whose engine
+   * instant lies in {@code [from, to)}, in chain order, at most {@code page.limit()}.
+   *
+   * @return how many records were handed over
+   */
+  public long audit(AuditPage page, Consumer<AuditLine> each) throws RowWriter.WriteFailed {
+    long after = page.afterSeq();
+    long left = page.limit();
+    String from = page.from().map(Instant::toString).orElse("-infinity");
+    String to = page.to().map(Instant::toString).orElse("infinity");
+    long total = 0;
+    while (left > 0) {
       int n = 0;
       for (Row r :
           db.await(
@@ -115,16 +130,40 @@ public final class History {
                           + " resolved_outputs::text AS ro, band, priority, deciding_key,"
                           + " contenders::text AS co, device_id, zone, cycle, ts, reason,"
                           + " detail::text AS de, previous_hash, hash FROM audit_log WHERE seq > $1"
-                          + " ORDER BY seq LIMIT 5000")
-                  .execute(Tuple.of(after)))) {
+                          + " AND at >= $2::text::timestamptz AND at < $3::text::timestamptz"
+                          + " ORDER BY seq LIMIT $4")
+                  .execute(Tuple.of(after, from, to, (int) Math.min(left, 5000))))) {
         n++;
         after = r.getLong("seq");
         each.accept(new AuditLine(after, line(r)));
       }
       if (n == 0) {
-        return;
+        break;
       }
+      left -= n;
+      total += n;
     }
+    return total;
+  }
+
+  /**
+   * The whole audit log checked link by link as it is read ({@link AuditVerifier}), stopping at the
+   * first broken link.
+   */
+  public AuditVerifier.Verdict verifyAudit() throws RowWriter.WriteFailed {
+    AuditVerifier.Walk walk = new AuditVerifier.Walk();
+    long[] row = {0};
+    audit(line -> walk.accept(new AuditVerifier.Item("audit_log row " + ++row[0], line.text())));
+    return walk.verdict();
+  }
+
+  /**
+   * Which audit records to read: engine instants in {@code [from, to)} (either open), after the
+   * record {@code afterSeq} (0: from the first), at most {@code limit}.
+   */
+  public record AuditPage(Optional<Instant> from, Optional<Instant> to, long afterSeq, long limit) {
+    public static final AuditPage ALL =
+        new AuditPage(Optional.empty(), Optional.empty(), 0, Long.MAX_VALUE);
   }
 
   public record AuditLine(long seq, String text) {}

@@ -2,6 +2,7 @@ package io.sentinel.store;
 
 import io.sentinel.audit.AuditEntry;
 import io.sentinel.audit.AuditTrail;
+import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.PassResult;
 import io.sentinel.journal.Observation;
@@ -51,6 +52,8 @@ public final class PassRecorder {
         result.claimChanges().isEmpty()
                 && result.actions().isEmpty()
                 && result.decisions().isEmpty()
+                && result.events().stream()
+                    .noneMatch(e -> e.kind().equals(ControlEvent.RULE_RESUMED))
             ? List.of()
             : trail.entries(now, result);
     long seq = journal.offer(new PassRecord(now, observations, result), audit);

@@ -1,0 +1,49 @@
+package io.sentinel.api;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.sentinel.runtime.BrokerResource;
+import org.junit.jupiter.api.Test;
+
+/** A gateway with no API token: it reads over HTTP and takes no change, whatever is sent. */
+@QuarkusTest
+@WithTestResource(
+    value = BrokerResource.class,
+    scope = TestResourceScope.RESTRICTED_TO_CLASS,
+    initArgs = {
+      @ResourceArg(name = "site-dir", value = "."),
+      @ResourceArg(name = "sentinel.gpio.platform", value = "off"),
+      @ResourceArg(name = "site-prefix", value = "api-ro")
+    })
+class ApiReadOnlyTest {
+  @Test
+  void withoutAConfiguredToken_everyMutationIs403_andReadsStillAnswer() {
+    given()
+        .header("Authorization", "Bearer anything")
+        .contentType("application/json")
+        .body("{\"value\": true, \"expires_in\": \"10m\"}")
+        .put("/api/v1/points/boiler.ch1.pump/override")
+        .then()
+        .statusCode(403)
+        .body("field", equalTo("Authorization"))
+        .body("error", containsString("sentinel.api.token"));
+    given().delete("/api/v1/points/boiler.ch1.pump/override").then().statusCode(403);
+    given().post("/api/v1/rules/pump-run-on:resume").then().statusCode(403);
+    given()
+        .get("/api/v1/points/boiler.ch1.pump")
+        .then()
+        .statusCode(200)
+        .body("override", equalTo(null));
+    given()
+        .get("/api/v1/rules/pump-run-on")
+        .then()
+        .statusCode(200)
+        .body("state", equalTo("warmup"));
+  }
+}
