@@ -42,11 +42,17 @@ public final class RegistryLoader {
 
   public static Registry load(String file, String text, Problems problems) {
     YamlFile yaml = new YamlFile(file, problems);
-    List<PointSpec> specs = new ArrayList<>();
-    yaml.parse(text)
+    return yaml.parse(text)
         .flatMap(root -> yaml.mapping(root, "points.yaml", "", Set.of("points")))
         .flatMap(top -> top.get("points"))
-        .flatMap(points -> yaml.mapping(points, "points", "", Set.of()))
+        .map(points -> fromNode(yaml, points))
+        .orElse(Registry.of(List.of()));
+  }
+
+  /** The registry of an already parsed {@code points:} mapping (a revision document's). */
+  public static Registry fromNode(YamlFile yaml, Node pointsNode) {
+    List<PointSpec> specs = new ArrayList<>();
+    yaml.mapping(pointsNode, "points", "", Set.of())
         .ifPresent(
             points ->
                 points

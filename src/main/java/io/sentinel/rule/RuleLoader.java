@@ -123,8 +123,20 @@ public final class RuleLoader {
   }
 
   /** The rules of an already parsed list node (a revision document's {@code rules:}). */
-  public static List<Rule> fromNodes(YamlFile yaml, Node list, Registry registry) {
-    return new RuleLoader(yaml, registry).rules(list);
+  public static List<Rule> fromNodes(
+      YamlFile yaml,
+      Node list,
+      Registry registry,
+      SiteSettings settings,
+      Map<String, io.sentinel.derived.DerivedPoint> generated) {
+    RuleLoader loader = new RuleLoader(yaml, registry);
+    loader.settings = settings;
+    loader.generated = generated;
+    if (!(list instanceof SequenceNode)) {
+      yaml.error(list, "RULE-001", "", "rules: expected a list of rules");
+      return List.of();
+    }
+    return loader.rules(list);
   }
 
   private List<Rule> rules(Node root) {
