@@ -3,14 +3,12 @@ package io.sentinel.rule;
 import io.sentinel.derived.DerivedSet;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.Registry;
-import io.sentinel.point.SourceRef;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -188,7 +186,7 @@ public final class RevisionDocument {
       Optional<PointSpec> r = running.find(p.id());
       if (r.isEmpty()) {
         differ.add(p.id() + " (added)");
-      } else if (!Objects.equals(placeless(p), placeless(r.get()))) {
+      } else if (!p.sameDefinition(r.get())) {
         differ.add(p.id() + " (changed)");
       }
     }
@@ -206,22 +204,5 @@ public final class RevisionDocument {
               + String.join(", ", differ)
               + "); change points.yaml and restart the gateway, or leave points: out");
     }
-  }
-
-  private static PointSpec placeless(PointSpec p) {
-    return new PointSpec(
-        p.id(),
-        p.type(),
-        p.direction(),
-        p.deadband(),
-        p.range(),
-        p.staleAfter(),
-        p.unavailableAfter(),
-        p.releaseValue(),
-        p.source(),
-        p.driver(),
-        p.commandMinInterval(),
-        p.pulseMax(),
-        SourceRef.NONE);
   }
 }
