@@ -98,6 +98,18 @@ public final class CanonicalBody {
     }
   }
 
+  /** SHA-256 (hex) of a canonical body: a revision's content hash, signature aside. */
+  public static String sha256(String body) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("SHA-256")
+                  .digest(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+    }
+  }
+
   /**
    * ECMAScript's Number.prototype.toString of the double the literal reads as (RFC 8785 3.2.2.3).
    */

@@ -3,15 +3,12 @@ package io.sentinel.rule;
 import io.sentinel.derived.DerivedSet;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.Registry;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 
 /**
@@ -52,14 +49,7 @@ public final class RevisionDocument {
 
     /** SHA-256 (hex) of the canonical body: what the document means, signature aside. */
     public String contentHash() {
-      try {
-        return HexFormat.of()
-            .formatHex(
-                MessageDigest.getInstance("SHA-256")
-                    .digest(canonicalBody.getBytes(StandardCharsets.UTF_8)));
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
-      }
+      return CanonicalBody.sha256(canonicalBody);
     }
   }
 
@@ -122,6 +112,61 @@ public final class RevisionDocument {
             problems);
     Optional<RuleSet> valid = problems.hasErrors() ? Optional.empty() : Optional.of(ruleSet);
     return new Checked(number, site, signature, body, valid, problems.sorted());
+  }
+
+  /**
+   * The canonical body of a document (what a signature covers), without checking it against a site;
+   * empty when it is not one readable mapping.
+   */
+  public static Optional<String> canonicalBody(String text) {
+    List<Node> documents = new YamlFile("revision", new Problems()).parseAll(text);
+    return documents.size() == 1 && documents.get(0) instanceof MappingNode
+        ? CanonicalBody.of(documents.get(0), "signature")
+        : Optional.empty();
+  }
+
+  /**
+   * The document with {@code signature:} added, signed by {@code key} over its canonical body; its
+   * lines stay where they were (appended to a block mapping, inserted before a JSON object's
+   * closing brace), so problems the gateway reports point at the file as written.
+   *
+   * @throws IllegalArgumentException when the text is not one mapping, or is signed already
+   */
+  public static String withSignature(String text, java.security.PrivateKey key) {
+    Problems problems = new Problems();
+    List<Node> documents = new YamlFile("revision", problems).parseAll(text);
+    if (documents.size() != 1 || !(documents.get(0) instanceof MappingNode root)) {
+      throw new IllegalArgumentException(
+          problems.sorted().stream()
+              .findFirst()
+              .map(Problem::format)
+              .orElse("a revision document is one mapping (revision:, site:, rules:)"));
+    }
+    if (!YamlFile.scalarOf(root, "signature").isEmpty()
+        || root.getValue().stream()
+            .anyMatch(
+                t ->
+                    t.getKeyNode() instanceof org.snakeyaml.engine.v2.nodes.ScalarNode k
+                        && k.getValue().equals("signature"))) {
+      throw new IllegalArgumentException(
+          "the document is signed already: remove its signature: to sign it again");
+    }
+    String body =
+        CanonicalBody.of(root, "signature")
+            .orElseThrow(
+                () -> new IllegalArgumentException("a key is repeated or not a plain name"));
+    String signature = RevisionKeys.sign(key, body);
+    if (root.getFlowStyle() == org.snakeyaml.engine.v2.common.FlowStyle.FLOW) {
+      int close = text.lastIndexOf('}');
+      String sep = root.getValue().isEmpty() ? "" : ", ";
+      return text.substring(0, close)
+          + sep
+          + "\"signature\": \""
+          + signature
+          + "\""
+          + text.substring(close);
+    }
+    return (text.endsWith("\n") ? text : text + "\n") + "signature: " + signature + "\n";
   }
 
   private static Checked rejected(
