@@ -157,14 +157,18 @@ public final class RevisionDocument {
                 () -> new IllegalArgumentException("a key is repeated or not a plain name"));
     String signature = RevisionKeys.sign(key, body);
     if (root.getFlowStyle() == org.snakeyaml.engine.v2.common.FlowStyle.FLOW) {
-      int close = text.lastIndexOf('}');
+      // After the last member, before the whitespace that leads to the closing brace.
+      int at = text.lastIndexOf('}');
+      while (at > 0 && Character.isWhitespace(text.charAt(at - 1))) {
+        at--;
+      }
       String sep = root.getValue().isEmpty() ? "" : ", ";
-      return text.substring(0, close)
+      return text.substring(0, at)
           + sep
           + "\"signature\": \""
           + signature
           + "\""
-          + text.substring(close);
+          + text.substring(at);
     }
     return (text.endsWith("\n") ? text : text + "\n") + "signature: " + signature + "\n";
   }

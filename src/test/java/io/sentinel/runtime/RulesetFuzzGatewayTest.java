@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
     scope = TestResourceScope.RESTRICTED_TO_CLASS,
     initArgs = {
       @ResourceArg(name = "site-dir", value = "."),
-      @ResourceArg(name = "site-prefix", value = "fuzz")
+      @ResourceArg(name = "site-prefix", value = "ruleset-fuzz")
     })
 class RulesetFuzzGatewayTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
