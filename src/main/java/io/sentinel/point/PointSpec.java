@@ -28,35 +28,24 @@ public record PointSpec(
 
   /** Whether two entries define the same point, wherever each was written. */
   public boolean sameDefinition(PointSpec other) {
+    return equals(other.withWhere(where));
+  }
+
+  public PointSpec withWhere(SourceRef w) {
     return new PointSpec(
-            id,
-            type,
-            direction,
-            deadband,
-            range,
-            staleAfter,
-            unavailableAfter,
-            releaseValue,
-            source,
-            driver,
-            commandMinInterval,
-            pulseMax,
-            SourceRef.NONE)
-        .equals(
-            new PointSpec(
-                other.id,
-                other.type,
-                other.direction,
-                other.deadband,
-                other.range,
-                other.staleAfter,
-                other.unavailableAfter,
-                other.releaseValue,
-                other.source,
-                other.driver,
-                other.commandMinInterval,
-                other.pulseMax,
-                SourceRef.NONE));
+        id,
+        type,
+        direction,
+        deadband,
+        range,
+        staleAfter,
+        unavailableAfter,
+        releaseValue,
+        source,
+        driver,
+        commandMinInterval,
+        pulseMax,
+        w);
   }
 
   /** The unit of a number point, or {@link MeasureUnit#NONE}. */
