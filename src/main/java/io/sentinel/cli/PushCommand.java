@@ -42,6 +42,9 @@ import picocli.CommandLine.Spec;
 public final class PushCommand implements java.util.concurrent.Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /** The gateway's limit (RulesetTopic.MAX_BYTES), said here before anything is published. */
+  static final int MAX_BYTES = 1 << 20;
+
   @Parameters(paramLabel = "FILE", description = "a revision document (YAML or JSON)")
   Path file;
 
@@ -98,8 +101,19 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
               + " is not one YAML or JSON mapping (check it with sentinel validate)");
       return 1;
     }
+    byte[] document = text.getBytes(StandardCharsets.UTF_8);
+    if (document.length > MAX_BYTES) {
+      err.println(
+          "sentinel push: "
+              + file
+              + " has "
+              + document.length
+              + " bytes; a gateway takes at most "
+              + MAX_BYTES);
+      return 1;
+    }
     String hash = CanonicalBody.sha256(body.get());
-    return publishAndWait(text.getBytes(StandardCharsets.UTF_8), hash, wait.get(), out, err);
+    return publishAndWait(document, hash, wait.get(), out, err);
   }
 
   private int publishAndWait(
@@ -146,7 +160,9 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       out.println(
           "published " + file + " to " + root + "ruleset (retained); waiting for its status");
       out.flush();
-      return report(status.get(wait.toMillis(), TimeUnit.MILLISECONDS), out);
+      long published = System.nanoTime();
+      JsonNode s = status.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      return report(s, (System.nanoTime() - published) / 1_000_000, out);
     } catch (TimeoutException e) {
       err.println(
           "sentinel push: no status for this document on "
@@ -167,7 +183,7 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
     }
   }
 
-  private static int report(JsonNode s, PrintWriter out) {
+  private static int report(JsonNode s, long millis, PrintWriter out) {
     String revision = s.path("revision").isNull() ? "?" : s.path("revision").asText();
     for (JsonNode p : s.path("problems")) {
       StringBuilder b = new StringBuilder(p.path("file").asText());
@@ -188,7 +204,10 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
           "revision "
               + revision
               + " active"
-              + (s.hasNonNull("signer") ? " (signed by " + s.path("signer").asText() + ")" : ""));
+              + (s.hasNonNull("signer") ? " (signed by " + s.path("signer").asText() + ")" : "")
+              + ", status after "
+              + millis
+              + " ms");
       return 0;
     }
     out.println(
@@ -196,7 +215,9 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
             + revision
             + " rejected; revision "
             + s.path("active_revision").asText()
-            + " stays active");
+            + " stays active (status after "
+            + millis
+            + " ms)");
     return 1;
   }
 }
