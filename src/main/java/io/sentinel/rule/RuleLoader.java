@@ -892,7 +892,11 @@ public final class RuleLoader {
     return v;
   }
 
-  /** A hash of the rule as written, without {@code enabled} (toggling it never resets state). */
+  /**
+   * A hash of the rule as written, without {@code enabled} (toggling it never resets state) and
+   * without {@code description} (rewording a rule changes nothing it does, so a revision keeps its
+   * state and needs no review for it).
+   */
   static String definitionHash(Node node) {
     StringBuilder b = new StringBuilder();
     canonical(node, b, true);
@@ -920,7 +924,7 @@ public final class RuleLoader {
               t ->
                   !(top
                       && t.getKeyNode() instanceof ScalarNode k
-                      && k.getValue().equals("enabled")))
+                      && (k.getValue().equals("enabled") || k.getValue().equals("description"))))
           .sorted(java.util.Comparator.comparing(t -> ((ScalarNode) t.getKeyNode()).getValue()))
           .forEach(
               t -> {

@@ -115,6 +115,19 @@ class EngineActivationTest {
   }
 
   @Test
+  void rewordingADescription_isNoChange() {
+    assertThat(notified(pass(live("boiler.ch1.flow-temp", 100)))).isTrue();
+    Engine.Activation a =
+        activate(
+            BOILER.replace(
+                "description: Burner off on over-temperature",
+                "description: The burner goes off on over-temperature"));
+    assertThat(a.changes().none()).isTrue();
+    pass(live("boiler.ch1.flow-temp", 50));
+    assertThat(notified(pass(live("boiler.ch1.flow-temp", 100)))).isFalse();
+  }
+
+  @Test
   void removedRule_releasesItsClaims_andANewRuleDecidesFromTheActivation() {
     String withoutDemand = BOILER.substring(0, BOILER.indexOf("- id: burner-on-demand"));
     String rest = BOILER.substring(BOILER.indexOf("- id: boiler-overheat-cutoff"));
