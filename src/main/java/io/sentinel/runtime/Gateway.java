@@ -322,7 +322,8 @@ public class Gateway {
             recorder,
             store.revisions(),
             clock,
-            started);
+            started,
+            metrics);
     loop.start();
     mqtt.start();
     running = true;
@@ -646,7 +647,8 @@ public class Gateway {
   /** The revision running now. */
   public long activeRevision() {
     RulesetTopic r = rulesetTopic;
-    return r != null ? r.active().revision() : active.revision();
+    RevisionGate.Active a = active;
+    return r != null ? r.active().revision() : a != null ? a.revision() : 0;
   }
 
   public EngineLoop loop() {

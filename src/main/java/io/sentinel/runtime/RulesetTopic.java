@@ -53,6 +53,7 @@ final class RulesetTopic implements AutoCloseable {
   private final Revisions revisions;
   private final InstantSource clock;
   private final Instant started;
+  private final GatewayMetrics metrics;
   private final ExecutorService worker =
       Executors.newSingleThreadExecutor(
           r -> {
@@ -75,7 +76,8 @@ final class RulesetTopic implements AutoCloseable {
       PassRecorder recorder,
       Revisions revisions,
       InstantSource clock,
-      Instant started) {
+      Instant started,
+      GatewayMetrics metrics) {
     this.basis = basis;
     this.topics = topics;
     this.keys = keys;
@@ -86,6 +88,7 @@ final class RulesetTopic implements AutoCloseable {
     this.revisions = revisions;
     this.clock = clock;
     this.started = started;
+    this.metrics = metrics;
   }
 
   RevisionGate.Active active() {
@@ -156,6 +159,7 @@ final class RulesetTopic implements AutoCloseable {
     }
     if (verdict instanceof RevisionGate.Unchanged u) {
       LOG.debugf("revision %d delivered again: already active", u.revision());
+      metrics.revision("unchanged", "");
       // Said once: after a start, or after a rejected document took the status.
       if (!hash.equals(lastStatusHash)) {
         status(
@@ -196,6 +200,7 @@ final class RulesetTopic implements AutoCloseable {
       return;
     }
     active = new RevisionGate.Active(a.revision(), a.contentHash(), a.ruleSet());
+    metrics.revision("active", "");
     try {
       revisions.recordPushed(
           a.revision(), topics.site(), a.contentHash(), document, a.warnings(), clock.instant());
@@ -224,6 +229,7 @@ final class RulesetTopic implements AutoCloseable {
   private void reject(RevisionGate.Reject r, String hash) {
     String which = r.revision().isPresent() ? "revision " + r.revision().getAsLong() : "revision";
     List<Problem> errors = r.problems().stream().filter(Problem::isError).toList();
+    metrics.revision("rejected", r.reason());
     LOG.warnf(
         "SEN-037 %s rejected (%s), revision %d stays active: %d problem(s)",
         which, r.reason(), active.revision(), errors.size());

@@ -63,6 +63,9 @@ class RulesetPushGatewayTest {
 
   @Inject Gateway gateway;
 
+  @io.quarkus.test.common.http.TestHTTPResource("/q/metrics")
+  java.net.URI metrics;
+
   private Path dir;
   private BrokerClient device;
   private BrokerClient statusWatcher;
@@ -259,6 +262,34 @@ class RulesetPushGatewayTest {
     assertThat(new JsonObject(revisions.get(2).get(1)).getLong("previous_revision"))
         .isEqualTo(start + 2);
     assertThat(lastStatus().getLong("revision")).isEqualTo(start + 3);
+  }
+
+  @Test
+  @Order(10)
+  void theStatusIsRetained_andEveryOutcomeIsCounted() throws Exception {
+    BrokerClient late = broker.client("late").subscribe(broker.topic("ruleset/status"));
+    await().atMost(WAIT).until(() -> late.last(broker.topic("ruleset/status")).isPresent());
+    assertThat(late.last(broker.topic("ruleset/status")).orElseThrow().json().getLong("revision"))
+        .isEqualTo(start + 3);
+    late.close();
+
+    String text =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(metrics).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    assertThat(text)
+        .contains("sentinel_ruleset_revisions_total{outcome=\"active\",reason=\"\"} 3.0")
+        // Once on a re-push (order 7), once after the restart: the persistent session hands over
+        // the document queued while the gateway was down, and the subscription its retained copy.
+        .contains("sentinel_ruleset_revisions_total{outcome=\"unchanged\",reason=\"\"} 2.0")
+        .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"forged\"} 2.0")
+        .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"unsigned\"} 1.0")
+        .contains(
+            "sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"unreviewed\"} 1.0")
+        .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"stale\"} 2.0")
+        .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"invalid\"} 2.0");
   }
 
   private JsonObject assertRejected(long revision, String code) {
