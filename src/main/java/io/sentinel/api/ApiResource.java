@@ -12,6 +12,7 @@ import io.sentinel.journal.JournalJson;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Problem;
+import io.sentinel.rule.RevisionDocument;
 import io.sentinel.rule.Rule;
 import io.sentinel.rule.Site;
 import io.sentinel.rule.YamlFile;
@@ -292,22 +293,16 @@ public class ApiResource {
   }
 
   /**
-   * A revision document (CONTRACT section 4). Its parser and validator come with remote rule push;
-   * until it is merged this gateway answers that it cannot check one here.
+   * A revision document (CONTRACT section 4), checked whole as the {@code ruleset} topic checks one
+   * (the same {@link RevisionDocument#check}) against this gateway's registry, derived points and
+   * site name. Its signature is not judged here: whether a key is trusted is the gateway's decision
+   * at activation (docs/revisions.md).
    */
   private Response revision(String name, String body) {
+    RevisionDocument.Checked checked =
+        RevisionDocument.check(name, body, site().basis(), gateway.topics().site());
     return validation(
-        "revision",
-        0,
-        List.of(
-            new Problem(
-                Problem.Severity.ERROR,
-                "API-010",
-                name,
-                0,
-                "",
-                "revision documents are not validated by this gateway's API yet; send the"
-                    + " rules: file alone")));
+        "revision", checked.ruleSet().map(r -> r.rules().size()).orElse(0), checked.problems());
   }
 
   static Response validation(String kind, int rules, List<Problem> problems) {

@@ -42,6 +42,13 @@ public final class Arbiter {
     tables.computeIfAbsent(claim.pointId(), k -> new LinkedHashMap<>()).put(claim.ruleId(), claim);
   }
 
+  /** Every claim asserted now, point by point. */
+  public List<Claim> claims() {
+    List<Claim> all = new ArrayList<>();
+    tables.values().forEach(t -> all.addAll(t.values()));
+    return all;
+  }
+
   public void release(String ruleId, String pointId) {
     Map<String, Claim> table = tables.get(pointId);
     if (table != null) {

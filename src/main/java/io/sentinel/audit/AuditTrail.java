@@ -200,6 +200,31 @@ public final class AuditTrail {
         detail);
   }
 
+  /**
+   * The {@code revision} entry: this trail's revision became the active rule set at {@code at};
+   * {@code detail} says where it came from, who signed it and what it changed.
+   */
+  public AuditEntry activation(Instant at, Map<String, Object> detail) {
+    long cycle = at.toEpochMilli();
+    return new AuditEntry(
+        "revision/r" + revision + "/" + cycle,
+        "revision",
+        "",
+        revision,
+        Map.of(),
+        List.of(),
+        "",
+        0,
+        "",
+        List.of(),
+        "",
+        "",
+        cycle,
+        at,
+        "activated",
+        detail);
+  }
+
   private String id(Map<String, Integer> ids, String kind, String subject, long cycle) {
     String base = kind + "/" + subject + "/r" + revision + "/" + cycle;
     int n = ids.merge(base, 1, Integer::sum);

@@ -12,6 +12,8 @@ import picocli.CommandLine.Command;
       ValidateCommand.class,
       TestCommand.class,
       ReplayCommand.class,
-      AuditCommand.class
+      AuditCommand.class,
+      PushCommand.class,
+      KeygenCommand.class
     })
 public final class SentinelCommand {}

@@ -84,6 +84,16 @@ public final class CommandPlane {
     }
   }
 
+  /**
+   * A new rule set runs (the registry, hence the slots, is the same): its rules' bands are known
+   * from now on; a removed rule's band stays for the commands still in flight in its name.
+   */
+  public void rulesChanged(RuleSet next) {
+    for (Rule r : next.rules()) {
+      ruleBands.put(r.id(), r.band());
+    }
+  }
+
   /** Takes a pass's decisions, pulse actions and the feedback of {@code inout} points. */
   public PlaneOutput apply(Instant now, PassResult result) {
     return apply(now, result.transitions(), result.decisions(), result.actions());

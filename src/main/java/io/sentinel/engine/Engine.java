@@ -17,6 +17,7 @@ import io.sentinel.rule.Band;
 import io.sentinel.rule.ClaimSpec;
 import io.sentinel.rule.InputLoss;
 import io.sentinel.rule.Rule;
+import io.sentinel.rule.RuleChanges;
 import io.sentinel.rule.RuleSet;
 import io.sentinel.rule.Trigger;
 import io.sentinel.rule.Warmup;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -48,6 +50,7 @@ import java.util.regex.Pattern;
 public final class Engine {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([^}]*?)\\s*}}");
 
+  private final RuleSet ruleSet;
   private final PointTable points;
   private final RuleRuntime[] rules;
   private final Map<String, RuleRuntime> byId = new HashMap<>();
@@ -106,11 +109,41 @@ public final class Engine {
   }
 
   public Engine(RuleSet ruleSet, Instant start, StartMode mode, EngineLimits limits) {
-    this.points = new PointTable(ruleSet.registry(), start);
+    this(
+        ruleSet,
+        new PointTable(ruleSet.registry(), start),
+        new LagTime(start),
+        start,
+        start,
+        limits);
+    if (mode == StartMode.WARM) {
+      points.markAllLiveSinceStart();
+    }
+    for (RuleRuntime r : rules) {
+      r.warmupFrom = start;
+      if (mode == StartMode.WARM && r.rule.enabled()) {
+        r.state = RuleState.ACTIVE;
+      } else {
+        begin(r, start, "fail-safe at start");
+      }
+    }
+    settleArbitration(start);
+  }
+
+  /** The parts every engine has: points, derived layer, arbiter, rules and their dependencies. */
+  private Engine(
+      RuleSet ruleSet,
+      PointTable points,
+      LagTime lagTime,
+      Instant start,
+      Instant clock,
+      EngineLimits limits) {
+    this.ruleSet = ruleSet;
+    this.points = points;
     this.limits = limits;
-    this.lagTime = new LagTime(start);
-    this.derived = new DerivedLayer(ruleSet.derived(), points, lagTime, start);
-    this.clock = start;
+    this.lagTime = lagTime;
+    this.derived = new DerivedLayer(ruleSet.derived(), points, lagTime, clock);
+    this.clock = clock;
     this.start = start;
     this.arbiter = new Arbiter(id -> specOf(id).releaseValue());
     List<Rule> list = ruleSet.rules();
@@ -139,27 +172,163 @@ public final class Engine {
     }
     touchedFlags = new int[rules.length];
     touchedList = new int[rules.length];
-    if (mode == StartMode.WARM) {
-      points.markAllLiveSinceStart();
+  }
+
+  /**
+   * A rule's first state: disabled, or in warmup from {@code r.warmupFrom} with a fail-safe
+   * interlock asserting its protective value from that instant.
+   */
+  private void begin(RuleRuntime r, Instant t, String reason) {
+    if (!r.rule.enabled()) {
+      r.state = RuleState.DISABLED;
+      return;
     }
+    r.state = RuleState.WARMUP;
+    if (r.rule.warmup() instanceof Warmup.Deadline d) {
+      schedule(r.warmupFrom.plus(d.cap()), r.index);
+    }
+    if (r.rule.isFailSafe()) {
+      // The protective state is the default: asserted from the first instant, before any
+      // input is live and before any driver is up.
+      setClaims(r, r.failSafe, t, reason);
+    }
+  }
+
+  /** What an activation produced: the engine that runs the new set, and what changed at once. */
+  public record Activation(Engine engine, RuleChanges changes, PassResult result) {}
+
+  /**
+   * Hands over to a new rule set between two passes, at this engine's clock (docs/revisions.md). A
+   * rule whose definition hash is unchanged keeps its whole state (warmup left, claims, latch,
+   * cooldowns, evaluation history, timers); toggling {@code enabled} keeps it too. A changed or new
+   * rule starts in warmup from now, a fail-safe interlock asserting its protective value; the
+   * claims of a changed or removed rule are released. Points and derived points whose definition is
+   * unchanged keep their value, quality and state. This engine must not be used afterwards.
+   */
+  public Activation activate(RuleSet next) {
+    Instant at = clock;
+    Map<String, String> derivedBefore = new HashMap<>();
+    ruleSet.derived().ordered().forEach(d -> derivedBefore.put(d.id(), d.definitionHash()));
+    Map<String, String> derivedAfter = new HashMap<>();
+    next.derived().ordered().forEach(d -> derivedAfter.put(d.id(), d.definitionHash()));
+    PointTable table = new PointTable(next.registry(), at);
+    table.takeOver(
+        points,
+        id ->
+            specOf(id).sameDefinition(next.registry().find(id).orElseThrow())
+                && java.util.Objects.equals(derivedBefore.get(id), derivedAfter.get(id)));
+    Engine e = new Engine(next, table, lagTime, start, at, limits);
+    e.derived.restore(derived.snapshot());
+    RuleChanges changes = RuleChanges.between(ruleSet, next);
+    e.takeOver(this, at);
+    Out done = e.out;
+    e.out = new Out();
+    return new Activation(e, changes, done.result());
+  }
+
+  private void takeOver(Engine prev, Instant at) {
+    timerSeq = prev.timerSeq;
+    activated = prev.activated;
+    lastDecisions.putAll(prev.lastDecisions);
+    flaps.putAll(prev.flaps);
+    Map<Integer, Integer> carriedIndex = new HashMap<>();
     for (RuleRuntime r : rules) {
-      if (!r.rule.enabled()) {
-        r.state = RuleState.DISABLED;
-      } else if (mode == StartMode.WARM) {
-        r.state = RuleState.ACTIVE;
-      } else {
-        r.state = RuleState.WARMUP;
-        if (r.rule.warmup() instanceof Warmup.Deadline d) {
-          schedule(start.plus(d.cap()), r.index);
-        }
-        if (r.rule.isFailSafe()) {
-          // The protective state is the default: asserted from the first instant, before any
-          // input is live and before any driver is up.
-          setClaims(r, r.failSafe, start, "fail-safe at start");
-        }
+      RuleRuntime o = prev.byId.get(r.rule.id());
+      if (o != null && o.rule.definitionHash().equals(r.rule.definitionHash())) {
+        r.takeOver(o);
+        carriedIndex.put(o.index, r.index);
       }
     }
-    settleArbitration(start);
+    Set<String> carried = new HashSet<>();
+    carriedIndex.values().forEach(i -> carried.add(rules[i].rule.id()));
+    // Claims kept as they were asserted: their freshness and matched count decide as before.
+    for (Claim c : prev.arbiter.claims()) {
+      if (carried.contains(c.ruleId())) {
+        arbiter.assertClaim(c);
+      }
+    }
+    for (RuleRuntime o : prev.rules) {
+      if (carried.contains(o.rule.id())) {
+        continue;
+      }
+      String reason =
+          byId.containsKey(o.rule.id())
+              ? "rule changed by a revision: state reset"
+              : "rule removed by a revision";
+      for (String point : o.held.keySet()) {
+        claimChanged(
+            new ClaimChange(o.rule.id(), point, o.rule.band(), Optional.empty(), at, reason));
+      }
+    }
+    for (Timer t : prev.timers) {
+      if (t.rule < 0) {
+        timers.add(t);
+      } else if (carriedIndex.containsKey(t.rule)) {
+        timers.add(new Timer(t.due, t.seq, carriedIndex.get(t.rule), null));
+      }
+    }
+    prev.pendingResumes.stream().filter(byId::containsKey).forEach(pendingResumes::add);
+    touchedCount = 0;
+    for (RuleRuntime r : rules) {
+      if (!carried.contains(r.rule.id())) {
+        r.warmupFrom = at;
+        begin(r, at, "fail-safe from activation");
+        touch(r.index, ACTIVATION);
+      } else if (r.state == RuleState.DISABLED && r.rule.enabled()) {
+        enable(r, at);
+        touch(r.index, ACTIVATION);
+      } else if (r.state != RuleState.DISABLED && !r.rule.enabled()) {
+        // Disabled: it stops deciding and lets go, but keeps its latch, cooldowns and warmup.
+        r.beforeDisabled = r.state;
+        r.state = RuleState.DISABLED;
+        r.holdUntil = null;
+        setClaims(r, Map.of(), at, "disabled by a revision");
+      }
+    }
+    if (activated) {
+      Arrays.sort(touchedList, 0, touchedCount);
+      for (int k = 0; k < touchedCount; k++) {
+        int idx = touchedList[k];
+        int flags = touchedFlags[idx];
+        touchedFlags[idx] = 0;
+        RuleRuntime r = rules[idx];
+        if (r.rule.trigger() instanceof Trigger.OnInterval iv && r.state != RuleState.DISABLED) {
+          r.nextInterval = at.plus(iv.every());
+          schedule(r.nextInterval, r.index);
+        }
+        visit(r, at, flags);
+      }
+    } else {
+      for (int k = 0; k < touchedCount; k++) {
+        touchedFlags[touchedList[k]] = 0;
+      }
+    }
+    touchedCount = 0;
+    settleArbitration(at);
+  }
+
+  /** A rule a revision enables again: back to where it was when it was disabled. */
+  private void enable(RuleRuntime r, Instant at) {
+    RuleState back = r.beforeDisabled;
+    r.beforeDisabled = null;
+    if (back == null || back == RuleState.WARMUP) {
+      if (back == null) {
+        r.warmupFrom = at; // disabled since start: its warmup begins now
+      }
+      begin(r, at, "fail-safe from activation");
+    } else if (back == RuleState.SUSPENDED) {
+      r.state = RuleState.SUSPENDED;
+      setClaims(r, r.onLoss, at, "suspended");
+    } else {
+      r.state = RuleState.ACTIVE;
+    }
+    if (r.latched) {
+      setClaims(r, r.whenTrue, at, "latch kept while disabled");
+    }
+  }
+
+  public RuleSet ruleSet() {
+    return ruleSet;
   }
 
   private PointSpec specOf(String pointId) {
@@ -517,9 +686,9 @@ public final class Engine {
     if (r.rule.warmup() instanceof Warmup.Deadline && r.warmupSatisfiedByInputs()) {
       how = "all inputs live since start";
     } else if (r.rule.warmup() instanceof Warmup.Deadline d) {
-      if (lagTime.effective(start, t).compareTo(d.cap()) < 0) {
+      if (lagTime.effective(r.warmupFrom, t).compareTo(d.cap()) < 0) {
         if (fromTimer) {
-          lagTime.whenElapsed(start, d.cap(), t).ifPresent(due -> schedule(due, r.index));
+          lagTime.whenElapsed(r.warmupFrom, d.cap(), t).ifPresent(due -> schedule(due, r.index));
         }
         return false;
       }
@@ -540,7 +709,7 @@ public final class Engine {
   private void rescheduleDeadlines(Instant from) {
     for (RuleRuntime r : rules) {
       if (r.state == RuleState.WARMUP && r.rule.warmup() instanceof Warmup.Deadline d) {
-        lagTime.whenElapsed(start, d.cap(), from).ifPresent(due -> schedule(due, r.index));
+        lagTime.whenElapsed(r.warmupFrom, d.cap(), from).ifPresent(due -> schedule(due, r.index));
       }
     }
   }

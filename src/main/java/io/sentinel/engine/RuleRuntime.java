@@ -26,6 +26,12 @@ final class RuleRuntime implements Inputs {
 
   RuleState state;
 
+  /** Whence warmup's deadline runs: the engine's start, or the activation that added the rule. */
+  Instant warmupFrom;
+
+  /** The state a rule was in when a revision disabled it (empty: never enabled since start). */
+  RuleState beforeDisabled;
+
   Instant holdUntil;
   Optional<Boolean> lastCondition = Optional.empty();
 
@@ -144,6 +150,27 @@ final class RuleRuntime implements Inputs {
       }
     }
     return newest;
+  }
+
+  /** Takes over the state of the same rule (same definition) in the engine before a revision. */
+  void takeOver(RuleRuntime previous) {
+    state = previous.state;
+    warmupFrom = previous.warmupFrom;
+    beforeDisabled = previous.beforeDisabled;
+    holdUntil = previous.holdUntil;
+    lastCondition = previous.lastCondition;
+    matched = previous.matched;
+    latched = previous.latched;
+    expiryTimer = previous.expiryTimer;
+    now = previous.now;
+    nextInterval = previous.nextInterval;
+    held.putAll(previous.held);
+    expiry.putAll(previous.expiry);
+    System.arraycopy(previous.actionLastFired, 0, actionLastFired, 0, actionLastFired.length);
+    System.arraycopy(previous.actionSeq, 0, actionSeq, 0, actionSeq.length);
+    System.arraycopy(previous.evaluations, 0, evaluations, 0, evaluations.length);
+    evaluationHead = previous.evaluationHead;
+    evaluationCount = previous.evaluationCount;
   }
 
   /** Records an evaluation; false when it is one too many for the window. */

@@ -12,6 +12,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -96,6 +97,52 @@ public final class Payloads {
             .put("state", state)
             .put("revision", revision.orElse(null))
             .put("started", started.toString()));
+  }
+
+  /**
+   * {@code ruleset/status}: {@code {"revision", "state": "active"|"rejected", "active_revision",
+   * "content_hash", "problems": [{"severity", "code", "file", "line", "rule", "message"}],
+   * "signer", "changes", "ts"}}.
+   */
+  public static byte[] rulesetStatus(
+      Optional<Long> revision,
+      String state,
+      long activeRevision,
+      Optional<String> contentHash,
+      List<io.sentinel.rule.Problem> problems,
+      Optional<String> signer,
+      Optional<io.sentinel.rule.RuleChanges> changes,
+      Instant at) {
+    io.vertx.core.json.JsonArray list = new io.vertx.core.json.JsonArray();
+    for (io.sentinel.rule.Problem p : problems) {
+      list.add(
+          new JsonObject()
+              .put("severity", p.severity().wireName())
+              .put("code", p.code())
+              .put("file", p.file())
+              .put("line", p.line())
+              .put("rule", p.rule())
+              .put("message", p.message()));
+    }
+    JsonObject o =
+        new JsonObject()
+            .put("revision", revision.orElse(null))
+            .put("state", state)
+            .put("active_revision", activeRevision)
+            .put("content_hash", contentHash.orElse(null))
+            .put("problems", list);
+    signer.ifPresent(s -> o.put("signer", s));
+    changes.ifPresent(
+        c ->
+            o.put(
+                "changes",
+                new JsonObject()
+                    .put("kept", c.kept().size())
+                    .put("toggled", new io.vertx.core.json.JsonArray(c.toggled()))
+                    .put("changed", new io.vertx.core.json.JsonArray(c.changed()))
+                    .put("added", new io.vertx.core.json.JsonArray(c.added()))
+                    .put("removed", new io.vertx.core.json.JsonArray(c.removed()))));
+    return bytes(o.put("ts", at.toString()));
   }
 
   /** The {@code ingest-rejected} event: what was refused, where and why. */

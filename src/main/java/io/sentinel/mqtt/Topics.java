@@ -34,6 +34,16 @@ public record Topics(String site) {
     return root() + "status";
   }
 
+  /** Where an operator's tool publishes a rule-set revision document, retained. */
+  public String ruleset() {
+    return root() + "ruleset";
+  }
+
+  /** Where the gateway says, retained, whether the last revision offered is active or rejected. */
+  public String rulesetStatus() {
+    return root() + "ruleset/status";
+  }
+
   public String claims(String pointId) {
     return root() + "claims/" + pointId;
   }

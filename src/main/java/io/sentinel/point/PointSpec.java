@@ -26,6 +26,28 @@ public record PointSpec(
     }
   }
 
+  /** Whether two entries define the same point, wherever each was written. */
+  public boolean sameDefinition(PointSpec other) {
+    return equals(other.withWhere(where));
+  }
+
+  public PointSpec withWhere(SourceRef w) {
+    return new PointSpec(
+        id,
+        type,
+        direction,
+        deadband,
+        range,
+        staleAfter,
+        unavailableAfter,
+        releaseValue,
+        source,
+        driver,
+        commandMinInterval,
+        pulseMax,
+        w);
+  }
+
   /** The unit of a number point, or {@link MeasureUnit#NONE}. */
   public MeasureUnit unit() {
     return type instanceof PointType.Number n ? n.unit() : MeasureUnit.NONE;

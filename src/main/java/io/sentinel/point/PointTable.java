@@ -66,6 +66,22 @@ public final class PointTable {
     return Optional.ofNullable(lastSampleAt[i]);
   }
 
+  /**
+   * Takes over the state of the points of {@code previous} that {@code keep} names and this table
+   * also has (a new rule set over the same points, docs/revisions.md): value, quality, since, and
+   * whether they were live since start. The others stay unknown.
+   */
+  public void takeOver(PointTable previous, java.util.function.Predicate<String> keep) {
+    for (int i = 0; i < specs.length; i++) {
+      int j = previous.indexOf(specs[i].id());
+      if (j >= 0 && keep.test(specs[i].id())) {
+        states[i] = previous.states[j];
+        liveSinceStart[i] = previous.liveSinceStart[j];
+        lastSampleAt[i] = previous.lastSampleAt[j];
+      }
+    }
+  }
+
   /** Puts back a value kept from before a restart, with quality restored; never a transition. */
   public void restore(String pointId, Value value, Instant at) {
     int i = requireIndex(pointId);

@@ -47,7 +47,13 @@ public final class DerivedLoader {
     return yaml.parse(text)
         .flatMap(root -> yaml.mapping(root, "derived.yaml", "", DocumentShapes.DERIVED_FILE.keys()))
         .flatMap(top -> top.get("derived"))
-        .flatMap(n -> yaml.mapping(n, "derived", "", Set.of()))
+        .map(n -> fromNode(yaml, n, registry))
+        .orElse(DerivedSet.EMPTY);
+  }
+
+  /** The derived points of an already parsed {@code derived:} mapping (a revision document's). */
+  public static DerivedSet fromNode(YamlFile yaml, Node derivedNode, Registry registry) {
+    return yaml.mapping(derivedNode, "derived", "", Set.of())
         .map(entries -> new DerivedLoader(yaml, registry).all(entries))
         .orElse(DerivedSet.EMPTY);
   }

@@ -33,12 +33,18 @@ public final class RegistryLoader {
 
   public static Registry load(String file, String text, Problems problems) {
     YamlFile yaml = new YamlFile(file, problems);
-    List<PointSpec> specs = new ArrayList<>();
-    List<PinUse> pins = new ArrayList<>();
-    yaml.parse(text)
+    return yaml.parse(text)
         .flatMap(root -> yaml.mapping(root, "points.yaml", "", DocumentShapes.REGISTRY_FILE.keys()))
         .flatMap(top -> top.get("points"))
-        .flatMap(points -> yaml.mapping(points, "points", "", Set.of()))
+        .map(points -> fromNode(yaml, points))
+        .orElse(Registry.of(List.of()));
+  }
+
+  /** The registry of an already parsed {@code points:} mapping (a revision document's). */
+  public static Registry fromNode(YamlFile yaml, Node pointsNode) {
+    List<PointSpec> specs = new ArrayList<>();
+    List<PinUse> pins = new ArrayList<>();
+    yaml.mapping(pointsNode, "points", "", Set.of())
         .ifPresent(
             points ->
                 points

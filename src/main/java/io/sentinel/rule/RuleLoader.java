@@ -102,8 +102,20 @@ public final class RuleLoader {
   }
 
   /** The rules of an already parsed list node (a revision document's {@code rules:}). */
-  public static List<Rule> fromNodes(YamlFile yaml, Node list, Registry registry) {
-    return new RuleLoader(yaml, registry).rules(list);
+  public static List<Rule> fromNodes(
+      YamlFile yaml,
+      Node list,
+      Registry registry,
+      SiteSettings settings,
+      Map<String, io.sentinel.derived.DerivedPoint> generated) {
+    RuleLoader loader = new RuleLoader(yaml, registry);
+    loader.settings = settings;
+    loader.generated = generated;
+    if (!(list instanceof SequenceNode)) {
+      yaml.error(list, "RULE-001", "", "rules: expected a list of rules");
+      return List.of();
+    }
+    return loader.rules(list);
   }
 
   private List<Rule> rules(Node root) {
@@ -860,7 +872,11 @@ public final class RuleLoader {
     return v;
   }
 
-  /** A hash of the rule as written, without {@code enabled} (toggling it never resets state). */
+  /**
+   * A hash of the rule as written, without {@code enabled} (toggling it never resets state) and
+   * without {@code description} (rewording a rule changes nothing it does, so a revision keeps its
+   * state and needs no review for it).
+   */
   static String definitionHash(Node node) {
     StringBuilder b = new StringBuilder();
     canonical(node, b, true);
@@ -888,7 +904,7 @@ public final class RuleLoader {
               t ->
                   !(top
                       && t.getKeyNode() instanceof ScalarNode k
-                      && k.getValue().equals("enabled")))
+                      && (k.getValue().equals("enabled") || k.getValue().equals("description"))))
           .sorted(java.util.Comparator.comparing(t -> ((ScalarNode) t.getKeyNode()).getValue()))
           .forEach(
               t -> {

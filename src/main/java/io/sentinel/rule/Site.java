@@ -18,7 +18,24 @@ import java.util.stream.Stream;
  * repository's own example site keeps its registry in {@code seeds/} and its fixtures in {@code
  * rules/tests/}; both places are looked up, in that order after the standard ones.
  */
-public record Site(String name, Path dir, RuleSet ruleSet) {
+public record Site(String name, Path dir, RuleSet ruleSet, Basis basis) {
+
+  /**
+   * What the site's rules are checked against: the registry of {@code points.yaml}, the derived
+   * points of {@code derived.yaml} and {@code site.yaml}'s settings. A pushed revision is validated
+   * against the basis of the running site (docs/revisions.md).
+   */
+  public record Basis(
+      io.sentinel.point.Registry points, DerivedSet derived, SiteSettings settings) {}
+
+  /** Loads the rules of a site over its basis: the rule files, or a revision's rules. */
+  @FunctionalInterface
+  public interface RuleSource {
+    List<Rule> load(
+        io.sentinel.point.Registry registry,
+        SiteSettings settings,
+        Map<String, io.sentinel.derived.DerivedPoint> generated);
+  }
 
   /** The result of loading: the site when there is no error, and every problem either way. */
   public record Loaded(Optional<Site> site, List<Problem> problems) {
@@ -111,27 +128,20 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
         derivedFile(dir)
             .map(f -> DerivedLoader.load(relative(dir, f), read(f), points, problems))
             .orElse(DerivedSet.EMPTY);
-    // Rules read derived points like any other: one registry holds both.
-    List<io.sentinel.point.PointSpec> all = new ArrayList<>(points.points().values());
-    derived.ordered().forEach(d -> all.add(d.spec()));
-    io.sentinel.point.Registry registry = io.sentinel.point.Registry.of(all);
     SiteSettings settings = settings(dir, problems);
-    Map<String, io.sentinel.derived.DerivedPoint> generated = new LinkedHashMap<>();
-    List<Rule> rules = new ArrayList<>();
-    for (Path f : files) {
-      rules.addAll(
-          RuleLoader.load(relative(dir, f), read(f), registry, settings, generated, problems));
-    }
-    // Built-ins of DSL rules (rolling_avg, time_of_day ...) are derived points like any other.
-    if (!generated.isEmpty()) {
-      List<io.sentinel.derived.DerivedPoint> allDerived = new ArrayList<>(derived.ordered());
-      allDerived.addAll(generated.values());
-      derived = new DerivedSet(allDerived);
-      List<io.sentinel.point.PointSpec> withGenerated = new ArrayList<>(registry.points().values());
-      generated.values().forEach(d -> withGenerated.add(d.spec()));
-      registry = io.sentinel.point.Registry.of(withGenerated);
-    }
-    RuleSetChecks.check(rules, problems);
+    Basis basis = new Basis(points, derived, settings);
+    RuleSet ruleSet =
+        assemble(
+            basis,
+            (registry, s, generated) -> {
+              List<Rule> rules = new ArrayList<>();
+              for (Path f : files) {
+                rules.addAll(
+                    RuleLoader.load(relative(dir, f), read(f), registry, s, generated, problems));
+              }
+              return rules;
+            },
+            problems);
     String name =
         settings
             .name()
@@ -141,9 +151,7 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
                         .map(Path::toString)
                         .orElse("site"));
     Optional<Site> site =
-        problems.hasErrors()
-            ? Optional.empty()
-            : Optional.of(new Site(name, dir, new RuleSet(registry, rules, derived)));
+        problems.hasErrors() ? Optional.empty() : Optional.of(new Site(name, dir, ruleSet, basis));
     return new Loaded(site, problems.sorted());
   }
 
@@ -166,6 +174,32 @@ public record Site(String name, Path dir, RuleSet ruleSet) {
         RuleLoader.load(file, text, ruleSet.registry(), settings, new LinkedHashMap<>(), problems);
     RuleSetChecks.check(rules, problems);
     return new Checked(rules, problems.sorted());
+  }
+
+  /**
+   * The rule set of {@code rules} over a basis: derived points join the registry, DSL built-ins
+   * become derived points, and the whole-set checks run. Valid only if {@code problems} has no
+   * error afterwards.
+   */
+  public static RuleSet assemble(Basis basis, RuleSource rules, Problems problems) {
+    // Rules read derived points like any other: one registry holds both.
+    List<io.sentinel.point.PointSpec> all = new ArrayList<>(basis.points().points().values());
+    basis.derived().ordered().forEach(d -> all.add(d.spec()));
+    io.sentinel.point.Registry registry = io.sentinel.point.Registry.of(all);
+    DerivedSet derived = basis.derived();
+    Map<String, io.sentinel.derived.DerivedPoint> generated = new LinkedHashMap<>();
+    List<Rule> loaded = rules.load(registry, basis.settings(), generated);
+    // Built-ins of DSL rules (rolling_avg, time_of_day ...) are derived points like any other.
+    if (!generated.isEmpty()) {
+      List<io.sentinel.derived.DerivedPoint> allDerived = new ArrayList<>(derived.ordered());
+      allDerived.addAll(generated.values());
+      derived = new DerivedSet(allDerived);
+      List<io.sentinel.point.PointSpec> withGenerated = new ArrayList<>(registry.points().values());
+      generated.values().forEach(d -> withGenerated.add(d.spec()));
+      registry = io.sentinel.point.Registry.of(withGenerated);
+    }
+    RuleSetChecks.check(loaded, problems);
+    return new RuleSet(registry, loaded, derived);
   }
 
   static String relative(Path dir, Path file) {

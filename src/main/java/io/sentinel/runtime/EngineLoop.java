@@ -84,7 +84,10 @@ public final class EngineLoop {
 
   private final Vertx vertx;
   private final Context context;
-  private final Engine engine;
+
+  /** Replaced by an activation, on the engine's context only. */
+  private Engine engine;
+
   private final CommandPlane plane;
   private final InstantSource clock;
   private final Duration lagThreshold;
@@ -293,6 +296,46 @@ public final class EngineLoop {
           }
         });
     return result;
+  }
+
+  /**
+   * Hands the engine over to a new rule set on its own context, between two passes: a pass first
+   * brings the engine to now, then the activation's claim changes and decisions go to the log, the
+   * command plane and the outputs like a pass's. {@code log} receives the activation before
+   * anything else sees it (the recorder's revision entry). Fails when the loop has stopped.
+   */
+  public CompletableFuture<Engine.Activation> activate(
+      io.sentinel.rule.RuleSet next,
+      java.util.function.BiConsumer<Instant, Engine.Activation> log) {
+    CompletableFuture<Engine.Activation> done = new CompletableFuture<>();
+    context.runOnContext(
+        v -> {
+          if (stopped) {
+            done.completeExceptionally(new IllegalStateException("the engine loop has stopped"));
+            return;
+          }
+          try {
+            pass();
+            Instant now = engine.clock();
+            Engine.Activation a = engine.activate(next);
+            engine = a.engine();
+            plane.rulesChanged(next);
+            try {
+              log.accept(now, a);
+            } catch (RuntimeException e) {
+              LOG.errorf(e, "SEN-021 activation at %s not handed to the log", now);
+            }
+            PlaneOutput applied = plane.apply(now, a.result());
+            logEvents(applied);
+            outputs.passed(now, a.result(), applied, 0);
+            rearm();
+            done.complete(a);
+          } catch (RuntimeException e) {
+            LOG.errorf(e, "SEN-024 activation of a new rule set failed");
+            done.completeExceptionally(e);
+          }
+        });
+    return done;
   }
 
   /**

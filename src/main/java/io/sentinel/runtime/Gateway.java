@@ -23,6 +23,9 @@ import io.sentinel.mqtt.Topics;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
 import io.sentinel.rule.Problem;
+import io.sentinel.rule.RevisionDocument;
+import io.sentinel.rule.RevisionGate;
+import io.sentinel.rule.RevisionKeys;
 import io.sentinel.rule.Site;
 import io.sentinel.store.Journal;
 import io.sentinel.store.PassRecorder;
@@ -36,6 +39,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -136,6 +140,10 @@ public class Gateway {
   @ConfigProperty(name = "sentinel.gpio.engine-timeout", defaultValue = "5s")
   Duration gpioEngineTimeout;
 
+  /** The trusted keys of signed revisions; unset: {@code keys.yaml} in the site folder, if any. */
+  @ConfigProperty(name = "sentinel.ruleset.keys-file")
+  Optional<String> keysFile;
+
   private final InstantSource clock = InstantSource.system();
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
   private Site site;
@@ -149,7 +157,9 @@ public class Gateway {
   private volatile GatewayGpio gpio;
   private volatile Store store;
   private PassRecorder recorder;
-  private long revision;
+  private volatile RevisionGate.Active active;
+  private Optional<RevisionKeys> keys = Optional.empty();
+  private RulesetTopic rulesetTopic;
   private volatile EngineLoop loop;
   private IngestDecoder decoder;
   private GatewayMetrics metrics;
@@ -176,13 +186,9 @@ public class Gateway {
     site = loaded.site().orElseThrow();
     topics = new Topics(siteName.filter(s -> !s.isBlank()).orElse(site.name()));
     List<IngestDecoder.SourceProblem> sourceProblems = new ArrayList<>();
-    // Derived points are computed here: a sample for one from outside is an unknown point.
-    io.sentinel.point.Registry ingestible =
-        io.sentinel.point.Registry.of(
-            site.ruleSet().registry().points().values().stream()
-                .filter(p -> !site.ruleSet().derived().contains(p.id()))
-                .toList());
-    decoder = IngestDecoder.of(ingestible, topics, maxPayloadBytes, sourceProblems);
+    // Derived points are computed here: a sample for one from outside is an unknown point. The
+    // registry of points.yaml is the one every revision runs over (docs/revisions.md).
+    decoder = IngestDecoder.of(site.basis().points(), topics, maxPayloadBytes, sourceProblems);
     if (!sourceProblems.isEmpty()) {
       sourceProblems.forEach(
           p ->
@@ -191,6 +197,7 @@ public class Gateway {
       throw new IllegalStateException(
           "SEN-001 site " + siteDir + " has errors; the gateway does not start on it");
     }
+    keys = loadKeys();
     metrics = new GatewayMetrics(meterRegistry);
     Gauge.builder("sentinel.ingest.unacknowledged", this, Gateway::unacknowledged)
         .description(
@@ -231,6 +238,7 @@ public class Gateway {
     Set<String> filters = new LinkedHashSet<>();
     filters.add(topics.pointsFilter());
     filters.addAll(decoder.thirdPartyTopics());
+    filters.add(topics.ruleset());
     mqtt =
         new MqttConnection(
             new MqttConnection.Settings(
@@ -241,7 +249,7 @@ public class Gateway {
                 reconnectMax,
                 offlineEvents),
             topics.status(),
-            () -> Payloads.status("online", Optional.empty(), started),
+            () -> Payloads.status("online", Optional.of(activeRevision()), started),
             offline,
             filters,
             this::ingest,
@@ -279,7 +287,7 @@ public class Gateway {
     driver = new MqttDriver(mqtt, topics, outcomes);
     store = openStore();
     awaitSpoolDrained();
-    revision = recordRevision(loaded.problems());
+    active = startingRevision(loaded.problems());
     commandDriver = new JournaledDriver(driver, store.journal());
     // Every GPIO output in its safe state before the engine's first pass (docs/gpio.md).
     gpio =
@@ -296,12 +304,14 @@ public class Gateway {
     if (gpio == null) {
       warnAboutGpio();
     }
-    Engine engine = new Engine(site.ruleSet(), started, StartMode.COLD, limits);
+    Engine engine = new Engine(active.ruleSet(), started, StartMode.COLD, limits);
     restore(engine);
-    recorder = new PassRecorder(store.journal(), engine, site.ruleSet(), revision, SNAPSHOT_EVERY);
+    recorder =
+        new PassRecorder(
+            store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
     CommandPlane plane =
         new CommandPlane(
-            site.ruleSet(),
+            active.ruleSet(),
             spec -> {
               Optional<Driver> pin = gpio == null ? Optional.empty() : gpio.driverOf(spec);
               if (pin.isPresent()) {
@@ -343,6 +353,19 @@ public class Gateway {
               }
             });
     loop.onFatal(this::engineLost);
+    rulesetTopic =
+        new RulesetTopic(
+            site.basis(),
+            topics,
+            keys,
+            active,
+            loop,
+            mqtt,
+            recorder,
+            store.revisions(),
+            clock,
+            started,
+            metrics);
     loop.start();
     if (gpio != null) {
       gpio.engineStarted(loop, gpioEngineTimeout, () -> running = false);
@@ -350,18 +373,23 @@ public class Gateway {
     mqtt.start();
     running = true;
     LOG.infof(
-        "SEN-002 site %s (%s): %d points, %d rules, every rule in warmup, fail-safe interlocks"
-            + " asserted; MQTT %s as sentinel/%s/",
+        "SEN-002 site %s (%s): revision %d, %d points, %d rules, every rule in warmup, fail-safe"
+            + " interlocks asserted; MQTT %s as sentinel/%s/",
         topics.site(),
         site.dir(),
-        site.ruleSet().registry().points().size(),
-        site.ruleSet().rules().size(),
+        active.revision(),
+        active.ruleSet().registry().points().size(),
+        active.ruleSet().rules().size(),
         mqtt.redacted(),
         topics.site());
   }
 
   private synchronized void stop() {
     running = false;
+    if (rulesetTopic != null) {
+      rulesetTopic.close();
+      rulesetTopic = null;
+    }
     if (loop != null) {
       // The last snapshot is taken on the engine's thread, after its last pass.
       EngineLoop stopping = loop;
@@ -419,7 +447,15 @@ public class Gateway {
    * would: every rule back in warmup, last values restored. Tests use it to restart in one JVM.
    */
   public synchronized void restart() {
+    restart(() -> {});
+  }
+
+  /**
+   * {@link #restart()}, with {@code whileStopped} run in between (what happens while it is down).
+   */
+  public synchronized void restart(Runnable whileStopped) {
     stop();
+    whileStopped.run();
     start();
   }
 
@@ -462,18 +498,86 @@ public class Gateway {
     }
   }
 
-  /** The site's files as a rule-set revision: the one the audit trail and the snapshots name. */
-  private long recordRevision(List<Problem> problems) {
+  /**
+   * The revision to start from, without waiting for the broker (CONTRACT section 4): the last one
+   * pushed, while the site's files are as they were when it was pushed; otherwise the files,
+   * recorded as a revision (a new number when they changed). The audit trail and the snapshots name
+   * it.
+   */
+  private RevisionGate.Active startingRevision(List<Problem> problems) {
     try {
+      Revisions revisions = store.revisions();
+      Map<String, String> files = Revisions.filesOf(site.dir());
+      String filesHash = Revisions.hashOf(files);
+      Optional<Revisions.Stored> last = revisions.lastActive();
+      if (last.isPresent()
+          && last.get().source().equals("push")
+          && revisions.lastFilesHash().filter(filesHash::equals).isPresent()) {
+        RevisionDocument.Checked pushed =
+            RevisionDocument.check(
+                topics.ruleset(),
+                last.get().files().getOrDefault(Revisions.PUSHED_DOCUMENT, ""),
+                site.basis(),
+                topics.site());
+        if (pushed.valid()) {
+          LOG.infof(
+              "SEN-032 starting from pushed revision %d (the site's files are unchanged since)",
+              last.get().revision());
+          return new RevisionGate.Active(
+              last.get().revision(), pushed.contentHash(), pushed.ruleSet().orElseThrow());
+        }
+        LOG.warnf(
+            "SEN-033 stored revision %d no longer validates against the site's files (%s):"
+                + " starting from the files",
+            last.get().revision(), pushed.problems().stream().map(Problem::format).toList());
+      }
       Revisions.Recorded recorded =
-          store
-              .revisions()
-              .record(site.name(), Revisions.filesOf(site.dir()), problems, "files", started);
-      return recorded.revision();
+          revisions.record(site.name(), files, problems, "files", started);
+      return new RevisionGate.Active(recorded.revision(), filesHash, site.ruleSet());
     } catch (Exception e) {
       throw new IllegalStateException(
           "SEN-DB-051 the rule set could not be recorded as a revision: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The keys signed revisions must carry: {@code sentinel.ruleset.keys-file}, else {@code
+   * keys.yaml} in the site folder. Without either, unsigned revisions are accepted, and the log
+   * says so. A keys file with an error stops the start: trusting fewer keys than configured would
+   * be a surprise.
+   */
+  private Optional<RevisionKeys> loadKeys() {
+    Optional<Path> file =
+        keysFile
+            .filter(f -> !f.isBlank())
+            .map(Path::of)
+            .or(() -> Optional.of(site.dir().resolve("keys.yaml")).filter(Files::exists));
+    if (file.isEmpty()) {
+      LOG.warnf(
+          "SEN-030 no trusted keys (sentinel.ruleset.keys-file, or keys.yaml in the site folder):"
+              + " UNSIGNED rule-set revisions on %s are accepted",
+          topics.ruleset());
+      return Optional.empty();
+    }
+    if (!Files.isRegularFile(file.get())) {
+      throw new IllegalStateException(
+          "SEN-034 sentinel.ruleset.keys-file " + file.get() + " is not a readable file");
+    }
+    io.sentinel.rule.Problems problems = new io.sentinel.rule.Problems();
+    RevisionKeys loaded = RevisionKeys.load(file.get().toString(), Site.read(file.get()), problems);
+    problems.sorted().forEach(p -> LOG.error(p.format()));
+    if (problems.hasErrors()) {
+      throw new IllegalStateException(
+          "SEN-034 the trusted keys in " + file.get() + " have errors, listed above");
+    }
+    LOG.infof(
+        "SEN-031 rule-set revisions on %s must be signed by one of %d trusted keys from %s (%d for"
+            + " review of interlock and safety rules)",
+        topics.ruleset(),
+        loaded.keys().size(),
+        file.get(),
+        loaded.keys().stream().filter(RevisionKeys.TrustedKey::review).count());
+    return Optional.of(loaded);
   }
 
   /**
@@ -490,7 +594,7 @@ public class Gateway {
           kept.cooldowns().size(),
           kept.latchedRules().size(),
           kept.derivedSnapshot().isPresent() ? ", derived state" : "",
-          revision);
+          active.revision());
     } catch (Exception e) {
       throw new IllegalStateException(
           "SEN-DB-051 the last state could not be read from the store: " + e.getMessage(), e);
@@ -568,6 +672,13 @@ public class Gateway {
     }
     Instant at = clock.instant();
     String topic = publish.getTopic().toString();
+    if (topic.equals(topics.ruleset())) {
+      RulesetTopic r = rulesetTopic;
+      if (r != null) {
+        r.offer(publish.getPayloadAsBytes(), publish::acknowledge);
+      }
+      return;
+    }
     IngestDecoder.Decoded decoded = decoder.decode(topic, publish.getPayloadAsBytes(), at);
     String source = "mqtt:" + topic;
     l.offer(decoded.samples(), source, decoded.deviceTime(), publish::acknowledge);
@@ -615,6 +726,13 @@ public class Gateway {
   public String brokerUrl() {
     MqttConnection m = mqtt;
     return m == null ? null : m.redacted();
+  }
+
+  /** The revision running now. */
+  public long activeRevision() {
+    RulesetTopic r = rulesetTopic;
+    RevisionGate.Active a = active;
+    return r != null ? r.active().revision() : a != null ? a.revision() : 0;
   }
 
   public EngineLoop loop() {

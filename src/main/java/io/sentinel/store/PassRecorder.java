@@ -22,11 +22,11 @@ import java.util.Set;
  */
 public final class PassRecorder {
   private final Journal journal;
-  private final Engine engine;
-  private final AuditTrail trail;
-  private final long revision;
-  private final boolean hasDerived;
-  private final boolean hasLatches;
+  private Engine engine;
+  private AuditTrail trail;
+  private long revision;
+  private boolean hasDerived;
+  private boolean hasLatches;
   private Set<String> lastLatches = Set.of();
   private final Duration snapshotEvery;
   private Instant lastSnapshot = Instant.MIN;
@@ -34,13 +34,36 @@ public final class PassRecorder {
   public PassRecorder(
       Journal journal, Engine engine, RuleSet ruleSet, long revision, Duration snapshotEvery) {
     this.journal = journal;
+    this.snapshotEvery = snapshotEvery;
+    follow(engine, ruleSet, revision);
+  }
+
+  private void follow(Engine engine, RuleSet ruleSet, long revision) {
     this.engine = engine;
     this.revision = revision;
-    this.snapshotEvery = snapshotEvery;
     this.hasDerived = !ruleSet.derived().ordered().isEmpty();
     this.hasLatches = ruleSet.rules().stream().anyMatch(r -> r.holdUntil().isPresent());
     this.trail =
         new AuditTrail(ruleSet, revision, id -> engine.points().state(id), engine::decision);
+  }
+
+  /**
+   * A revision took over (on the engine's context, between two passes): what the activation changed
+   * at once is logged under the new revision after a {@code revision} audit entry, and the new
+   * state is snapshotted at once, so that a restart names the revision it restores.
+   */
+  public long activated(
+      Instant now,
+      Engine.Activation activation,
+      long revision,
+      java.util.Map<String, Object> detail) {
+    follow(activation.engine(), activation.engine().ruleSet(), revision);
+    List<AuditEntry> audit = new java.util.ArrayList<>();
+    audit.add(trail.activation(now, detail));
+    audit.addAll(trail.entries(now, activation.result()));
+    long seq = journal.offer(new PassRecord(now, List.of(), activation.result()), audit);
+    snapshot(now);
+    return seq;
   }
 
   /**

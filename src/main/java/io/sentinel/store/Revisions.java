@@ -36,7 +36,15 @@ public final class Revisions {
     this.db = new RowWriter(pool, timeout);
   }
 
-  public record Stored(long revision, String site, String contentHash, Map<String, String> files) {
+  /** The one file of a pushed revision: its document as it arrived on the ruleset topic. */
+  public static final String PUSHED_DOCUMENT = "ruleset";
+
+  /**
+   * @param source {@code files} (the site folder's files at a start) or {@code push} (a revision
+   *     document from the ruleset topic, kept under {@link #PUSHED_DOCUMENT})
+   */
+  public record Stored(
+      long revision, String site, String contentHash, String source, Map<String, String> files) {
     /** Writes the revision's files into {@code dir} as a site folder (to load it). */
     public Path materialize(Path dir) throws IOException {
       for (Map.Entry<String, String> f : files.entrySet()) {
@@ -83,17 +91,7 @@ public final class Revisions {
       return new Recorded(active.get().revision(), "active");
     }
     String state = valid ? "active" : "rejected";
-    List<Map<String, Object>> listed = new ArrayList<>();
-    for (Problem p : problems) {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("severity", p.severity().wireName());
-      m.put("file", p.file());
-      m.put("line", p.line());
-      m.put("rule", p.rule());
-      m.put("code", p.code());
-      m.put("message", p.message());
-      listed.add(m);
-    }
+    List<Map<String, Object>> listed = listed(problems);
     Row r =
         db.await(
                 pool.withTransaction(
@@ -129,12 +127,76 @@ public final class Revisions {
     return new Recorded(r.getLong("revision"), state);
   }
 
+  private static List<Map<String, Object>> listed(List<Problem> problems) {
+    List<Map<String, Object>> listed = new ArrayList<>();
+    for (Problem p : problems) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("severity", p.severity().wireName());
+      m.put("file", p.file());
+      m.put("line", p.line());
+      m.put("rule", p.rule());
+      m.put("code", p.code());
+      m.put("message", p.message());
+      listed.add(m);
+    }
+    return listed;
+  }
+
+  /**
+   * Records a pushed revision that became active, under its own number (always above every revision
+   * recorded so far: the active one is the highest, and a push must exceed it), the previous one
+   * superseded. {@code warnings} are the problems it was accepted with.
+   */
+  public void recordPushed(
+      long revision,
+      String site,
+      String contentHash,
+      String document,
+      List<Problem> warnings,
+      Instant at)
+      throws RowWriter.WriteFailed {
+    db.await(
+        pool.withTransaction(
+            c ->
+                c.query("UPDATE ruleset_revisions SET state = 'superseded' WHERE state = 'active'")
+                    .execute()
+                    .compose(
+                        v ->
+                            c.preparedQuery(
+                                    "INSERT INTO ruleset_revisions (revision, content_hash, source,"
+                                        + " site, files, problems, state, recorded_at,"
+                                        + " activated_at) VALUES ($1, $2, 'push', $3,"
+                                        + " $4::text::jsonb, $5::text::jsonb, 'active',"
+                                        + " $6::text::timestamptz, $6::text::timestamptz)")
+                                .execute(
+                                    Tuple.of(
+                                        revision,
+                                        contentHash,
+                                        site,
+                                        Rows.write(Map.of(PUSHED_DOCUMENT, document)),
+                                        Rows.write(listed(warnings)),
+                                        at.toString())))));
+  }
+
+  /** The content hash of the site files as last recorded, if they ever were. */
+  public Optional<String> lastFilesHash() throws RowWriter.WriteFailed {
+    for (Row r :
+        db.await(
+            pool.query(
+                    "SELECT content_hash FROM ruleset_revisions WHERE source = 'files' AND state <>"
+                        + " 'rejected' ORDER BY revision DESC LIMIT 1")
+                .execute())) {
+      return Optional.of(r.getString("content_hash"));
+    }
+    return Optional.empty();
+  }
+
   /** The revision the gateway last ran, if any. */
   public Optional<Stored> lastActive() throws RowWriter.WriteFailed {
     for (Row r :
         db.await(
             pool.query(
-                    "SELECT revision, site, content_hash, files::text AS files FROM"
+                    "SELECT revision, site, content_hash, source, files::text AS files FROM"
                         + " ruleset_revisions WHERE state = 'active' ORDER BY revision DESC LIMIT 1")
                 .execute())) {
       try {
@@ -142,7 +204,11 @@ public final class Revisions {
             JSON.readValue(r.getString("files"), new TypeReference<TreeMap<String, String>>() {});
         return Optional.of(
             new Stored(
-                r.getLong("revision"), r.getString("site"), r.getString("content_hash"), files));
+                r.getLong("revision"),
+                r.getString("site"),
+                r.getString("content_hash"),
+                r.getString("source"),
+                files));
       } catch (IOException e) {
         throw new IllegalStateException("revision " + r.getLong("revision") + " holds no files", e);
       }

@@ -239,14 +239,38 @@ class ApiTest {
         .then()
         .statusCode(415)
         .body("field", equalTo("Content-Type"));
+    // A revision document: checked whole, as the ruleset topic checks it.
+    String revision =
+        "revision: 4\nsite: "
+            + broker.site()
+            + "\nrules:\n  - id: pump-on-demand\n    band: automation\n"
+            + "    inputs: { demand: boiler.ch1.demand }\n"
+            + "    trigger: { on: transition, of: demand }\n    when: demand.value\n"
+            + "    claims: [ { point: boiler.ch1.pump, value: true } ]\n"
+            + "    on_input_loss: release\n    warmup: all_inputs_live\n";
     given()
         .contentType("application/yaml")
-        .body("revision: 4\nsite: example\nrules: []\n".getBytes(StandardCharsets.UTF_8))
+        .body(revision.getBytes(StandardCharsets.UTF_8))
+        .post("/api/v1/rules:validate")
+        .then()
+        .log()
+        .ifValidationFails()
+        .statusCode(200)
+        .body("kind", equalTo("revision"))
+        .body("rules", equalTo(1));
+    given()
+        .contentType("application/yaml")
+        .body(
+            revision
+                .replace("site: " + broker.site(), "site: elsewhere")
+                .replace("    when:", "    whenn:")
+                .getBytes(StandardCharsets.UTF_8))
         .post("/api/v1/rules:validate")
         .then()
         .statusCode(422)
         .body("kind", equalTo("revision"))
-        .body("problems[0].code", equalTo("API-010"));
+        .body("problems.code", hasItem("REV-005"))
+        .body("problems.find { it.line == 8 }.message", containsString("whenn"));
   }
 
   @Test

@@ -214,6 +214,8 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
           retainedTopics.add(r.topic());
         }
       }
+      retainedTopics.add(root + "ruleset");
+      retainedTopics.add(root + "ruleset/status");
       for (String topic : retainedTopics) {
         broker.recorder().publishAsync(topic, new byte[0], true).join();
       }

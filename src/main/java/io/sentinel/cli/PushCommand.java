@@ -1,0 +1,223 @@
+package io.sentinel.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.hivemq.client.mqtt.MqttClient;
+import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
+import io.sentinel.rule.CanonicalBody;
+import io.sentinel.rule.RevisionDocument;
+import io.sentinel.rule.RevisionKeys;
+import io.sentinel.rule.Site;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sentinel push}: signs a revision document if given a key, publishes it retained to {@code
+ * sentinel/<site>/ruleset} and waits for the gateway's {@code ruleset/status} about this very
+ * document (matched by its content hash). Runs without Quarkus, on the HiveMQ client alone.
+ */
+@Command(
+    name = "push",
+    description =
+        "Publishes a rule-set revision to a gateway and waits for its status: exit 0 when it is"
+            + " active, 1 when it is rejected (every problem printed), 2 when no status came.")
+public final class PushCommand implements java.util.concurrent.Callable<Integer> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The gateway's limit (RulesetTopic.MAX_BYTES), said here before anything is published. */
+  static final int MAX_BYTES = 1 << 20;
+
+  @Parameters(paramLabel = "FILE", description = "a revision document (YAML or JSON)")
+  Path file;
+
+  @Option(
+      names = "--broker",
+      required = true,
+      description = "the gateway's MQTT broker, e.g. tcp://gateway.local:1883")
+  String broker;
+
+  @Option(names = "--site", required = true, description = "the site (topic root sentinel/<site>/)")
+  String site;
+
+  @Option(
+      names = "--key",
+      description = "an Ed25519 private key (PKCS#8 PEM, e.g. from sentinel keygen) to sign with")
+  Optional<Path> key;
+
+  @Option(
+      names = "--timeout",
+      defaultValue = "30s",
+      description = "how long to wait for the gateway's status (default: ${DEFAULT-VALUE})")
+  String timeout;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (!Files.isRegularFile(file)) {
+      err.println("sentinel push: " + file + " is not a file");
+      return 2;
+    }
+    Optional<Duration> wait = io.sentinel.rule.YamlFile.parseDuration(timeout);
+    if (wait.isEmpty()) {
+      err.println("sentinel push: --timeout " + timeout + " is not a duration (e.g. 30s)");
+      return 2;
+    }
+    String text = Site.read(file);
+    if (key.isPresent()) {
+      try {
+        text = RevisionDocument.withSignature(text, RevisionKeys.privateKey(Site.read(key.get())));
+      } catch (IllegalArgumentException e) {
+        err.println("sentinel push: " + file + ": cannot sign: " + e.getMessage());
+        return 1;
+      }
+    }
+    Optional<String> body = RevisionDocument.canonicalBody(text);
+    if (body.isEmpty()) {
+      // The gateway would say so too; a document nobody can read is not worth a retained message.
+      err.println(
+          "sentinel push: "
+              + file
+              + " is not one YAML or JSON mapping (check it with sentinel validate)");
+      return 1;
+    }
+    byte[] document = text.getBytes(StandardCharsets.UTF_8);
+    if (document.length > MAX_BYTES) {
+      err.println(
+          "sentinel push: "
+              + file
+              + " has "
+              + document.length
+              + " bytes; a gateway takes at most "
+              + MAX_BYTES);
+      return 1;
+    }
+    String hash = CanonicalBody.sha256(body.get());
+    return publishAndWait(document, hash, wait.get(), out, err);
+  }
+
+  private int publishAndWait(
+      byte[] document, String hash, Duration wait, PrintWriter out, PrintWriter err)
+      throws InterruptedException {
+    URI url = URI.create(broker.contains("://") ? broker : "tcp://" + broker);
+    String root = "sentinel/" + site + "/";
+    CompletableFuture<JsonNode> status = new CompletableFuture<>();
+    Mqtt3AsyncClient client =
+        MqttClient.builder()
+            .useMqttVersion3()
+            .identifier("sentinel-push-" + UUID.randomUUID().toString().substring(0, 8))
+            .serverHost(url.getHost())
+            .serverPort(url.getPort() > 0 ? url.getPort() : 1883)
+            .buildAsync();
+    client.publishes(
+        MqttGlobalPublishFilter.ALL,
+        p -> {
+          try {
+            JsonNode s = JSON.readTree(p.getPayloadAsBytes());
+            if (hash.equals(s.path("content_hash").asText())) {
+              status.complete(s);
+            }
+          } catch (IOException e) {
+            // not a status this command understands: keep waiting
+          }
+        });
+    try {
+      client.connectWith().cleanSession(true).send().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      client
+          .subscribeWith()
+          .topicFilter(root + "ruleset/status")
+          .qos(MqttQos.AT_LEAST_ONCE)
+          .send()
+          .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      client
+          .publishWith()
+          .topic(root + "ruleset")
+          .payload(document)
+          .qos(MqttQos.AT_LEAST_ONCE)
+          .retain(true)
+          .send()
+          .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      out.println(
+          "published " + file + " to " + root + "ruleset (retained); waiting for its status");
+      out.flush();
+      long published = System.nanoTime();
+      JsonNode s = status.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      return report(s, (System.nanoTime() - published) / 1_000_000, out);
+    } catch (TimeoutException e) {
+      err.println(
+          "sentinel push: no status for this document on "
+              + root
+              + "ruleset/status within "
+              + timeout
+              + " (is the gateway of site "
+              + site
+              + " running and connected to "
+              + url
+              + "?)");
+      return 2;
+    } catch (ExecutionException e) {
+      err.println("sentinel push: " + url + ": " + e.getCause().getMessage());
+      return 2;
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  private static int report(JsonNode s, long millis, PrintWriter out) {
+    String revision = s.path("revision").isNull() ? "?" : s.path("revision").asText();
+    for (JsonNode p : s.path("problems")) {
+      StringBuilder b = new StringBuilder(p.path("file").asText());
+      if (p.path("line").asInt() > 0) {
+        b.append(':').append(p.path("line").asInt());
+      }
+      b.append(": ").append(p.path("severity").asText());
+      if (!p.path("code").asText().isEmpty()) {
+        b.append(" [").append(p.path("code").asText()).append(']');
+      }
+      if (!p.path("rule").asText().isEmpty()) {
+        b.append(" rule ").append(p.path("rule").asText()).append(':');
+      }
+      out.println(b.append(' ').append(p.path("message").asText()));
+    }
+    if ("active".equals(s.path("state").asText())) {
+      out.println(
+          "revision "
+              + revision
+              + " active"
+              + (s.hasNonNull("signer") ? " (signed by " + s.path("signer").asText() + ")" : "")
+              + ", status after "
+              + millis
+              + " ms");
+      return 0;
+    }
+    out.println(
+        "revision "
+            + revision
+            + " rejected; revision "
+            + s.path("active_revision").asText()
+            + " stays active (status after "
+            + millis
+            + " ms)");
+    return 1;
+  }
+}

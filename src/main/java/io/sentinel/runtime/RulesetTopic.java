@@ -1,0 +1,293 @@
+package io.sentinel.runtime;
+
+import io.sentinel.command.PlaneOutput;
+import io.sentinel.engine.ControlEvent;
+import io.sentinel.mqtt.MqttConnection;
+import io.sentinel.mqtt.Payloads;
+import io.sentinel.mqtt.Topics;
+import io.sentinel.rule.Problem;
+import io.sentinel.rule.Problems;
+import io.sentinel.rule.RevisionDocument;
+import io.sentinel.rule.RevisionGate;
+import io.sentinel.rule.RevisionKeys;
+import io.sentinel.rule.RuleChanges;
+import io.sentinel.rule.Site;
+import io.sentinel.store.PassRecorder;
+import io.sentinel.store.Revisions;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * The {@code ruleset} topic (docs/revisions.md): each revision document, one at a time and in
+ * arrival order on a thread of its own, is checked against the running site's basis, passed through
+ * {@link RevisionGate}, and either activated between two engine passes or rejected; the retained
+ * {@code ruleset/status} says which, with every problem. The decisions are the core's; this class
+ * only moves bytes, threads and outcomes.
+ */
+final class RulesetTopic implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
+
+  /** A revision document larger than this is refused unread. */
+  static final int MAX_BYTES = 1 << 20;
+
+  private final Site.Basis basis;
+  private final Topics topics;
+  private final Optional<RevisionKeys> keys;
+  private final EngineLoop loop;
+  private final MqttConnection mqtt;
+  private final PassRecorder recorder;
+  private final Revisions revisions;
+  private final InstantSource clock;
+  private final Instant started;
+  private final GatewayMetrics metrics;
+  private final ExecutorService worker =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "sentinel-ruleset");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile RevisionGate.Active active;
+
+  /** The content hash of the document the last status was about ("" when it was unreadable). */
+  private String lastStatusHash;
+
+  RulesetTopic(
+      Site.Basis basis,
+      Topics topics,
+      Optional<RevisionKeys> keys,
+      RevisionGate.Active active,
+      EngineLoop loop,
+      MqttConnection mqtt,
+      PassRecorder recorder,
+      Revisions revisions,
+      InstantSource clock,
+      Instant started,
+      GatewayMetrics metrics) {
+    this.basis = basis;
+    this.topics = topics;
+    this.keys = keys;
+    this.active = active;
+    this.loop = loop;
+    this.mqtt = mqtt;
+    this.recorder = recorder;
+    this.revisions = revisions;
+    this.clock = clock;
+    this.started = started;
+    this.metrics = metrics;
+  }
+
+  RevisionGate.Active active() {
+    return active;
+  }
+
+  /** Any thread (the MQTT client's): queues a document for its turn. */
+  /**
+   * Takes one document; {@code ack} releases its MQTT message once it has been decided (activated
+   * and stored, or rejected and said), so a gateway that dies before that gets it again.
+   */
+  void offer(byte[] payload, Runnable ack) {
+    try {
+      worker.execute(
+          () -> {
+            handle(payload);
+            ack.run();
+          });
+    } catch (RejectedExecutionException e) {
+      LOG.debugf("revision arrived while the gateway stops: left for the next start");
+    }
+  }
+
+  @Override
+  public void close() {
+    worker.shutdownNow();
+  }
+
+  private void handle(byte[] payload) {
+    try {
+      decide(payload);
+    } catch (RuntimeException e) {
+      // A defect must not take the topic down: the document is refused and said so.
+      LOG.errorf(e, "SEN-035 a revision document could not be handled");
+      Problems p = new Problems();
+      p.error("REV-099", topics.ruleset(), 0, "", "internal error: " + e);
+      reject(new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()), "");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void decide(byte[] payload) throws InterruptedException {
+    String file = topics.ruleset();
+    if (payload.length == 0) {
+      // Clearing the retained document is housekeeping, not a revision.
+      LOG.infof("SEN-036 %s cleared: revision %d stays active", file, active.revision());
+      return;
+    }
+    Optional<String> text = text(payload);
+    RevisionGate.Verdict verdict;
+    String hash = "";
+    if (payload.length > MAX_BYTES || text.isEmpty()) {
+      Problems p = new Problems();
+      p.error(
+          payload.length > MAX_BYTES ? "REV-008" : "REV-009",
+          file,
+          0,
+          "",
+          payload.length > MAX_BYTES
+              ? "a revision document is at most "
+                  + MAX_BYTES
+                  + " bytes; this one has "
+                  + payload.length
+              : "a revision document is UTF-8 text (YAML or JSON)");
+      verdict = new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted());
+    } else {
+      RevisionDocument.Checked checked =
+          RevisionDocument.check(file, text.get(), basis, topics.site());
+      verdict = RevisionGate.decide(checked, active, keys, file);
+      hash = checked.canonicalBody().isEmpty() ? "" : checked.contentHash();
+      if (verdict instanceof RevisionGate.Accept a) {
+        activate(a, text.get());
+        return;
+      }
+    }
+    if (verdict instanceof RevisionGate.Unchanged u) {
+      LOG.debugf("revision %d delivered again: already active", u.revision());
+      metrics.revision("unchanged", "");
+      // Said once: after a start, or after a rejected document took the status.
+      if (!hash.equals(lastStatusHash)) {
+        status(
+            OptionalLong.of(u.revision()),
+            "active",
+            hash,
+            List.of(),
+            Optional.empty(),
+            Optional.empty());
+      }
+    } else {
+      reject((RevisionGate.Reject) verdict, hash);
+    }
+  }
+
+  private void activate(RevisionGate.Accept a, String document) throws InterruptedException {
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("source", "push");
+    detail.put("previous_revision", active.revision());
+    detail.put("content_hash", a.contentHash());
+    detail.put("signer", a.signer().orElse(null));
+    detail.put("kept", a.changes().kept());
+    detail.put("toggled", a.changes().toggled());
+    detail.put("changed", a.changes().changed());
+    detail.put("added", a.changes().added());
+    detail.put("removed", a.changes().removed());
+    try {
+      loop.activate(
+              a.ruleSet(),
+              (now, activation) -> recorder.activated(now, activation, a.revision(), detail))
+          .get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      Problems p = new Problems();
+      p.error("REV-098", topics.ruleset(), 0, "", "the engine did not take the revision: " + e);
+      reject(
+          new RevisionGate.Reject(OptionalLong.of(a.revision()), "invalid", p.sorted()),
+          a.contentHash());
+      return;
+    }
+    active = new RevisionGate.Active(a.revision(), a.contentHash(), a.ruleSet());
+    metrics.revision("active", "");
+    try {
+      revisions.recordPushed(
+          a.revision(), topics.site(), a.contentHash(), document, a.warnings(), clock.instant());
+    } catch (Exception e) {
+      LOG.warnf(
+          "SEN-DB-057 revision %d is active but not recorded (%s): a restart starts from the"
+              + " previous one, then takes this one again from the retained topic",
+          a.revision(), e.getMessage());
+    }
+    a.warnings().forEach(p -> LOG.warn(p.format()));
+    String summary =
+        a.signer().map(s -> "signed by " + s + "; ").orElse("unsigned; ") + a.changes().summary();
+    LOG.infof("SEN-038 revision %d active: %s", a.revision(), summary);
+    status(
+        OptionalLong.of(a.revision()),
+        "active",
+        a.contentHash(),
+        a.warnings(),
+        a.signer(),
+        Optional.of(a.changes()));
+    mqtt.publishRetained(
+        topics.status(), Payloads.status("online", Optional.of(a.revision()), started));
+    event("ruleset-activated", a.revision(), summary);
+  }
+
+  private void reject(RevisionGate.Reject r, String hash) {
+    String which = r.revision().isPresent() ? "revision " + r.revision().getAsLong() : "revision";
+    List<Problem> errors = r.problems().stream().filter(Problem::isError).toList();
+    metrics.revision("rejected", r.reason());
+    LOG.warnf(
+        "SEN-037 %s rejected (%s), revision %d stays active: %d problem(s)",
+        which, r.reason(), active.revision(), errors.size());
+    r.problems().forEach(p -> LOG.warn(p.format()));
+    status(r.revision(), "rejected", hash, r.problems(), Optional.empty(), Optional.empty());
+    event(
+        "ruleset-rejected",
+        r.revision().orElse(0),
+        r.reason() + ": " + (errors.isEmpty() ? "" : errors.get(0).format()));
+  }
+
+  private void status(
+      OptionalLong revision,
+      String state,
+      String hash,
+      List<Problem> problems,
+      Optional<String> signer,
+      Optional<RuleChanges> changes) {
+    mqtt.publishRetained(
+        topics.rulesetStatus(),
+        Payloads.rulesetStatus(
+            revision.isPresent() ? Optional.of(revision.getAsLong()) : Optional.empty(),
+            state,
+            active.revision(),
+            hash.isEmpty() ? Optional.empty() : Optional.of(hash),
+            problems,
+            signer,
+            changes,
+            clock.instant()));
+    lastStatusHash = hash;
+  }
+
+  private void event(String kind, long revision, String message) {
+    ControlEvent e =
+        new ControlEvent(
+            kind, revision > 0 ? "revision " + revision : "revision", message, clock.instant());
+    loop.onContext(() -> new PlaneOutput(List.of(e), List.of()));
+  }
+
+  private static Optional<String> text(byte[] payload) {
+    try {
+      return Optional.of(
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(payload))
+              .toString());
+    } catch (CharacterCodingException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.sentinel.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sentinel.rule.Problems;
+import io.sentinel.rule.RevisionDocument;
+import io.sentinel.rule.RevisionKeys;
+import io.sentinel.rule.Site;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sentinel push} and {@code sentinel keygen} without a gateway: what is refused before
+ * anything is published, the exit code when no status comes, and keys that sign what a gateway
+ * verifies. Pushing to a gateway is {@code RulesetPushGatewayTest}.
+ */
+class PushCommandTest {
+  @TempDir Path dir;
+
+  @Test
+  void aFileThatIsNotOneMapping_isRefusedBeforePublishing() throws IOException {
+    Path file = Files.writeString(dir.resolve("r.yaml"), "- just\n- a list\n");
+    CliRunner r =
+        CliRunner.run("push", file.toString(), "--broker", "tcp://127.0.0.1:1", "--site", "s");
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.output()).contains("is not one YAML or JSON mapping");
+  }
+
+  @Test
+  void aSignedFile_isNotSignedTwice() throws IOException {
+    CliRunner.run("keygen", "ops", "--dir", dir.toString());
+    Path file =
+        Files.writeString(
+            dir.resolve("r.yaml"), "revision: 2\nsite: s\nrules: []\nsignature: AAAA\n");
+    CliRunner r =
+        CliRunner.run(
+            "push",
+            file.toString(),
+            "--broker",
+            "tcp://127.0.0.1:1",
+            "--site",
+            "s",
+            "--key",
+            dir.resolve("ops.key").toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.output()).contains("signed already");
+  }
+
+  @Test
+  void noStatusWithinTheTimeout_exits2_andSaysWhatToCheck() throws IOException {
+    Path file = Files.writeString(dir.resolve("r.yaml"), "revision: 2\nsite: s\nrules: []\n");
+    String site = "nobody-" + UUID.randomUUID().toString().substring(0, 8);
+    CliRunner r =
+        CliRunner.run(
+            "push",
+            file.toString(),
+            "--broker",
+            "tcp://127.0.0.1:1883",
+            "--site",
+            site,
+            "--timeout",
+            "1s");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.output()).containsAnyOf("no status for this document", "127.0.0.1:1883");
+  }
+
+  @Test
+  void keygen_writesAPairThatSignsWhatItsPrintedEntryVerifies() throws IOException {
+    CliRunner r = CliRunner.run("keygen", "safety", "--review", "--dir", dir.toString());
+    assertThat(r.exit()).isZero();
+    String entry = r.output().substring(r.output().indexOf("keys:"));
+    assertThat(entry).contains("review: true");
+    Problems problems = new Problems();
+    RevisionKeys keys = RevisionKeys.load("keys.yaml", entry, problems);
+    assertThat(problems.sorted()).isEmpty();
+
+    String doc = "revision: 2\nsite: s\nrules: []\n";
+    String signed =
+        RevisionDocument.withSignature(
+            doc, RevisionKeys.privateKey(Site.read(dir.resolve("safety.key"))));
+    assertThat(signed).startsWith(doc).contains("\nsignature: ");
+    String body = RevisionDocument.canonicalBody(signed).orElseThrow();
+    String signature = signed.substring(signed.indexOf("signature: ") + 11).strip();
+    assertThat(keys.signer(body, signature))
+        .hasValueSatisfying(k -> assertThat(k.review()).isTrue());
+    assertThat(RevisionKeys.publicKey(Site.read(dir.resolve("safety.pub"))))
+        .isEqualTo(keys.keys().get(0).key());
+    assertThat(CliRunner.run("keygen", "safety", "--dir", dir.toString()).exit()).isEqualTo(2);
+  }
+
+  @Test
+  void aJsonDocument_isSignedInsideItsObject() {
+    String json = "{\n  \"revision\": 2,\n  \"site\": \"s\",\n  \"rules\": []\n}\n";
+    String signed = RevisionDocument.withSignature(json, RevisionKeys.generate().getPrivate());
+    assertThat(signed)
+        .startsWith("{\n  \"revision\": 2,")
+        .endsWith("\"\n}\n")
+        .contains(", \"signature\": \"");
+    assertThat(RevisionDocument.canonicalBody(signed))
+        .isEqualTo(RevisionDocument.canonicalBody(json));
+  }
+}
