@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
     scope = TestResourceScope.RESTRICTED_TO_CLASS,
     initArgs = {
       @ResourceArg(name = "site-dir", value = "."),
-      @ResourceArg(name = "sentinel.gpio.platform", value = "off"),
       @ResourceArg(name = "site-prefix", value = "api-ro")
     })
 class ApiReadOnlyTest {

@@ -43,7 +43,6 @@ import org.junit.jupiter.api.TestMethodOrder;
     scope = TestResourceScope.RESTRICTED_TO_CLASS,
     initArgs = {
       @ResourceArg(name = "site-dir", value = "."),
-      @ResourceArg(name = "sentinel.gpio.platform", value = "off"),
       @ResourceArg(name = "site-prefix", value = "api"),
       @ResourceArg(name = "sentinel.api.token", value = ApiTest.TOKEN),
       // Low enough that a burst of 40 toggles suspends a rule, high enough for the other steps.

@@ -33,7 +33,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * embedded one), which the gateway logs to and restores from, dropped when the class is done.
  *
  * <p>Init args: {@code site-dir}, {@code site-prefix}, {@code embedded}; any other arg is passed
- * through as configuration.
+ * through as configuration. GPIO is off unless a test sets {@code sentinel.gpio.platform}.
  */
 public final class BrokerResource implements QuarkusTestResourceLifecycleManager {
   /** Marks the test's field that receives the {@link Broker}. */
@@ -51,6 +51,8 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     private final int embeddedPort;
     private TestDatabase database;
     private final List<BrokerClient.Received> seenByBroker = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger clients =
+        new java.util.concurrent.atomic.AtomicInteger();
     private EmbeddedBroker embedded;
 
     Broker(String url, String site, BrokerClient recorder, EmbeddedBroker embedded, int port) {
@@ -109,9 +111,13 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
       seenByBroker.add(new BrokerClient.Received(topic, payload, Instant.now()));
     }
 
-    /** A new client of this broker, for a test's device. */
+    /**
+     * A new client of this broker, for a test's device. Each gets a client id of its own: two
+     * clients under one id take the session from each other, reconnecting in turn, and a publish
+     * lands on whichever is away at that moment.
+     */
     public BrokerClient client(String name) {
-      return new BrokerClient(url, name + "-" + site, false);
+      return new BrokerClient(url, name + "-" + site + "-" + clients.incrementAndGet(), false);
     }
   }
 
@@ -169,6 +175,9 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     config.put("sentinel.mqtt.reconnect-max", "1s");
     config.put("sentinel.db.url", broker.database.configUrl());
     config.put("sentinel.db.spool-dir", spool.toString());
+    // Commands over MQTT, where the test's recorder sees them: a test that wants the (mock) pins
+    // says sentinel.gpio.platform=mock.
+    config.put("sentinel.gpio.platform", "off");
     args.forEach(
         (k, v) -> {
           if (!Set.of("site-dir", "site-prefix", "embedded").contains(k)) {

@@ -33,9 +33,6 @@ import org.junit.jupiter.api.TestMethodOrder;
     scope = TestResourceScope.RESTRICTED_TO_CLASS,
     initArgs = {
       @ResourceArg(name = "site-dir", value = "."),
-      // The MQTT path: the example site's GPIO points commanded over MQTT (GpioGatewayTest has
-      // pins)
-      @ResourceArg(name = "sentinel.gpio.platform", value = "off"),
       @ResourceArg(name = "site-prefix", value = "example")
     })
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

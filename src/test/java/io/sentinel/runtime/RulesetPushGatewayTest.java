@@ -45,7 +45,6 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
     scope = TestResourceScope.RESTRICTED_TO_CLASS,
     initArgs = {
       @ResourceArg(name = "site-dir", value = "."),
-      @ResourceArg(name = "sentinel.gpio.platform", value = "off"),
       @ResourceArg(name = "site-prefix", value = "push"),
       @ResourceArg(
           name = "sentinel.ruleset.keys-file",
