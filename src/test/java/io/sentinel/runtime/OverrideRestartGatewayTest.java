@@ -62,7 +62,7 @@ class OverrideRestartGatewayTest {
         () -> {
           // Down past the burner's end, well within the pump's.
           while (!Instant.now().isAfter(burnerUntil.plusMillis(200))) {
-            sleep(100);
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
           }
         });
 
@@ -166,14 +166,5 @@ class OverrideRestartGatewayTest {
 
   private RequestSpecification authorized() {
     return given().header("Authorization", "Bearer " + TOKEN);
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }
