@@ -245,6 +245,8 @@ public final class Engine {
     for (Claim c : prev.arbiter.claims()) {
       if (carried.contains(c.ruleId())) {
         arbiter.assertClaim(c);
+      } else if (c.ruleId().equals(OperatorOverride.RULE_ID)) {
+        keepOverride(prev.overrides.get(c.pointId()), c, at);
       }
     }
     for (RuleRuntime o : prev.rules) {
@@ -305,6 +307,38 @@ public final class Engine {
     }
     touchedCount = 0;
     settleArbitration(at);
+  }
+
+  /** Why a kept override no longer fits this engine's registry at {@code at}, if it does not. */
+  private Optional<OperatorOverride.Rejection> misfit(OperatorOverride o, Instant at) {
+    int p = points.indexOf(o.pointId());
+    if (p < 0) {
+      return Optional.of(
+          new OperatorOverride.Rejection(
+              "point", "point " + o.pointId() + " is no longer in the registry"));
+    }
+    return o.check(points.spec(p), at);
+  }
+
+  /**
+   * An operator override outlives a revision, as its claim was asserted, while its point still
+   * takes it (its end timer is carried with the other timers); otherwise it ends, and says so.
+   */
+  private void keepOverride(OperatorOverride o, Claim claim, Instant at) {
+    int p = points.indexOf(o.pointId());
+    Optional<OperatorOverride.Rejection> misfit = misfit(o, at);
+    if (misfit.isEmpty()) {
+      overrides.put(o.pointId(), o);
+      arbiter.assertClaim(claim);
+      return;
+    }
+    String why = "override ended by a revision: " + misfit.get().message();
+    if (p >= 0) {
+      claimChanged(
+          new ClaimChange(
+              OperatorOverride.RULE_ID, o.pointId(), Band.OPERATOR, Optional.empty(), at, why));
+    }
+    event("override-dropped", o.pointId(), why + " (set by " + o.by() + ")", at);
   }
 
   /** A rule a revision enables again: back to where it was when it was disabled. */
@@ -439,6 +473,53 @@ public final class Engine {
   /** The overrides in force, by point. */
   public Map<String, OperatorOverride> overrides() {
     return Map.copyOf(overrides);
+  }
+
+  /**
+   * Takes back the overrides in force before a restart (before the first pass), each with its
+   * original end: it claims from the first pass, as if the gateway had not stopped. One that ended
+   * while the gateway was down is not restored: an {@code override-expired} event and a release of
+   * its claim (an audit record of kind {@code override}) say so. One whose point is gone, or that
+   * no longer fits its point (direction, type, range), is dropped with an {@code override-dropped}
+   * event naming why (and the release, when the point is still registered).
+   *
+   * @return what was not restored, one line each (the gateway logs them)
+   */
+  public List<String> restoreOverrides(java.util.Collection<OperatorOverride> kept) {
+    List<String> notes = new ArrayList<>();
+    for (OperatorOverride o : kept) {
+      int p = points.indexOf(o.pointId());
+      Optional<OperatorOverride.Rejection> misfit = misfit(o, clock);
+      if (misfit.isEmpty()) {
+        putOverride(o, clock, "override restored after a restart: by ", "override-restored");
+        continue;
+      }
+      boolean expired = !o.until().isAfter(clock);
+      String why =
+          expired
+              ? "override expired at " + o.until() + " while the gateway was down: not restored"
+              : "override not restored: " + misfit.get().message();
+      notes.add(o.pointId() + ": " + why);
+      if (p >= 0) {
+        // The claim held before the restart ends here, for the audit log; this engine never had
+        // it, so arbitration has nothing to redo.
+        out.claimChanges.add(
+            new ClaimChange(
+                OperatorOverride.RULE_ID,
+                o.pointId(),
+                Band.OPERATOR,
+                Optional.empty(),
+                clock,
+                why + " (set by " + o.by() + ": " + o.reason() + ")"));
+      }
+      event(
+          expired ? "override-expired" : "override-dropped",
+          o.pointId(),
+          why + " (set by " + o.by() + "): the point follows its rules",
+          clock);
+    }
+    settleArbitration(clock);
+    return notes;
   }
 
   /** Every point with at least one claim, sorted (the claims themselves: {@link #decision}). */
@@ -943,32 +1024,37 @@ public final class Engine {
       if (!o.until().isAfter(t)) {
         continue; // over before it began (the pass came later than asked)
       }
-      overrides.put(o.pointId(), o);
-      arbiter.assertClaim(
-          new Claim(
-              OperatorOverride.RULE_ID,
-              o.pointId(),
-              Band.OPERATOR,
-              OperatorOverride.PRIORITY,
-              o.value(),
-              t,
-              0));
-      claimChanged(
-          new ClaimChange(
-              OperatorOverride.RULE_ID,
-              o.pointId(),
-              Band.OPERATOR,
-              Optional.of(o.value()),
-              t,
-              "override by " + o.by() + " until " + o.until() + ": " + o.reason()));
-      event(
-          "override-set",
-          o.pointId(),
-          o.pointId() + " = " + o.value() + " by " + o.by() + " until " + o.until(),
-          t);
-      timers.add(new Timer(o.until(), timerSeq++, OVERRIDE_END, o.pointId()));
+      putOverride(o, t, "override by ", "override-set");
     }
     pendingOverrides.clear();
+  }
+
+  /** An override takes hold at {@code t}: its claim, its audit reason, its event and its end. */
+  private void putOverride(OperatorOverride o, Instant t, String reasonPrefix, String eventKind) {
+    overrides.put(o.pointId(), o);
+    arbiter.assertClaim(
+        new Claim(
+            OperatorOverride.RULE_ID,
+            o.pointId(),
+            Band.OPERATOR,
+            OperatorOverride.PRIORITY,
+            o.value(),
+            t,
+            0));
+    claimChanged(
+        new ClaimChange(
+            OperatorOverride.RULE_ID,
+            o.pointId(),
+            Band.OPERATOR,
+            Optional.of(o.value()),
+            t,
+            reasonPrefix + o.by() + " until " + o.until() + ": " + o.reason()));
+    event(
+        eventKind,
+        o.pointId(),
+        o.pointId() + " = " + o.value() + " by " + o.by() + " until " + o.until(),
+        t);
+    timers.add(new Timer(o.until(), timerSeq++, OVERRIDE_END, o.pointId()));
   }
 
   /**

@@ -61,6 +61,40 @@ public final class GpioAdapter implements Driver, AutoCloseable {
 
     /** An input's new level (debounced), or its level when the inputs start. */
     void sample(Sample sample, String source);
+
+    /** The adapter cut an output at its {@code pulse_max}, whatever it had been asked. */
+    void pulseCut(PulseCut cut);
+  }
+
+  /**
+   * An output de-energised by the adapter's own timer at its {@code pulse_max} (not at the end of a
+   * pulse, nor by a command): the last line of defence acted, and the operator should know.
+   *
+   * @param energised how long the pin was energised, from when it was energised to the cut
+   * @param asked how long, from when it was energised, what it was asked would have kept it on (the
+   *     latest pulse's end); empty when it was held on with no end (a claim of {@code true})
+   */
+  public record PulseCut(
+      String pointId,
+      int pin,
+      Duration pulseMax,
+      Duration energised,
+      java.util.Optional<Duration> asked,
+      Instant at) {
+    /** The control event's kind. */
+    public static final String KIND = "pulse-cut";
+
+    public String message() {
+      return pointId
+          + " (pin "
+          + pin
+          + ") de-energised by the GPIO adapter at its pulse_max: pulse_max "
+          + pulseMax.toMillis()
+          + " ms, energised "
+          + energised.toMillis()
+          + " ms, asked "
+          + asked.map(d -> d.toMillis() + " ms").orElse("to stay on");
+    }
   }
 
   private final GpioPlatform platform;
@@ -440,6 +474,7 @@ public final class GpioAdapter implements Driver, AutoCloseable {
       if (!o.on) {
         o.onSince = now;
         o.pulseEnd = null;
+        o.askedEnd = null;
       }
       Instant cap = o.onSince.plus(o.spec.pulseMax().get());
       Instant end = cap;
@@ -448,19 +483,26 @@ public final class GpioAdapter implements Driver, AutoCloseable {
         if (o.pulseEnd != null && o.pulseEnd.isAfter(pulseEnd)) {
           pulseEnd = o.pulseEnd; // a pulse during a pulse: the later end
         }
+        if (o.askedEnd == null || o.askedEnd.isBefore(pulseEnd)) {
+          o.askedEnd = pulseEnd;
+        }
         end = pulseEnd.isAfter(cap) ? cap : pulseEnd;
         o.pulseEnd = end;
+      } else {
+        o.askedEnd = null; // held on, with no end of its own
       }
       cancel(o.offTimer);
-      Instant at = end;
+      // A cut only when more was asked than pulse_max allows, not a pulse that ends right at it.
+      boolean cut = end.equals(cap) && (o.askedEnd == null || o.askedEnd.isAfter(cap));
       o.offTimer =
           thread.schedule(
-              () -> deEnergise(o, at.equals(cap)),
+              () -> deEnergise(o, cut),
               Math.max(0, Duration.between(now, end).toNanos()),
               TimeUnit.NANOSECONDS);
     } else if (!on) {
       cancel(o.offTimer);
       o.pulseEnd = null;
+      o.askedEnd = null;
     }
     o.io.state(physical(o, on));
     o.on = on;
@@ -475,10 +517,20 @@ public final class GpioAdapter implements Driver, AutoCloseable {
       o.on = false;
       o.pulseEnd = null;
       if (atPulseMax) {
-        LOG.infof(
-            "SEN-GPIO-020 %s (pin %d) de-energised by the GPIO adapter at its pulse_max %s",
-            o.spec.id(), o.gpio.pin(), o.spec.pulseMax().orElseThrow());
+        Instant now = clock.instant();
+        PulseCut cut =
+            new PulseCut(
+                o.spec.id(),
+                o.gpio.pin(),
+                o.spec.pulseMax().orElseThrow(),
+                Duration.between(o.onSince, now),
+                java.util.Optional.ofNullable(o.askedEnd)
+                    .map(end -> Duration.between(o.onSince, end)),
+                now);
+        LOG.infof("SEN-GPIO-020 %s", cut.message());
+        listener.pulseCut(cut);
       }
+      o.askedEnd = null;
     } catch (RuntimeException e) {
       LOG.errorf(
           "SEN-GPIO-021 %s (pin %d) could not be de-energised: %s", o.spec.id(), o.gpio.pin(), e);
@@ -539,6 +591,10 @@ public final class GpioAdapter implements Driver, AutoCloseable {
     boolean on;
     Instant onSince;
     Instant pulseEnd;
+
+    /** The latest end a pulse asked for, past pulse_max or not; null when held on with no end. */
+    Instant askedEnd;
+
     ScheduledFuture<?> offTimer;
 
     Output(PointSpec spec, PointDriver.Gpio gpio) {

@@ -305,10 +305,11 @@ public class Gateway {
       warnAboutGpio();
     }
     Engine engine = new Engine(active.ruleSet(), started, StartMode.COLD, limits);
-    restore(engine);
+    RestoredState kept = restore(engine);
     recorder =
         new PassRecorder(
             store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
+    recorder.restored(kept.overrides());
     CommandPlane plane =
         new CommandPlane(
             active.ruleSet(),
@@ -584,17 +585,21 @@ public class Gateway {
    * Last values (quality restored), derived state, latches and cooldowns into the cold engine,
    * before its first pass. What no longer fits the site is named and left out.
    */
-  private void restore(Engine engine) {
+  private RestoredState restore(Engine engine) {
     try {
       RestoredState kept = store.restore();
       kept.applyTo(engine).forEach(note -> LOG.warnf("SEN-DB-052 %s", note));
       LOG.infof(
-          "SEN-DB-053 restored %d point values, %d cooldowns, %d latches%s (revision %d)",
+          "SEN-DB-053 restored %d point values, %d cooldowns, %d latches, %d of %d operator"
+              + " overrides%s (revision %d)",
           kept.values().size(),
           kept.cooldowns().size(),
           kept.latchedRules().size(),
+          engine.overrides().size(),
+          kept.overrides().size(),
           kept.derivedSnapshot().isPresent() ? ", derived state" : "",
           active.revision());
+      return kept;
     } catch (Exception e) {
       throw new IllegalStateException(
           "SEN-DB-051 the last state could not be read from the store: " + e.getMessage(), e);

@@ -1,6 +1,8 @@
 package io.sentinel.runtime;
 
 import io.sentinel.command.Driver;
+import io.sentinel.command.PlaneOutput;
+import io.sentinel.engine.ControlEvent;
 import io.sentinel.gpio.GpioAdapter;
 import io.sentinel.gpio.GpioPlatform;
 import io.sentinel.mqtt.MqttDriver;
@@ -11,6 +13,7 @@ import io.sentinel.store.Journal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
@@ -76,6 +79,19 @@ final class GatewayGpio {
                 EngineLoop l = loop.get();
                 if (l != null && self[0] != null) {
                   l.readinessChanged(self[0].driver);
+                }
+              }
+
+              @Override
+              public void pulseCut(GpioAdapter.PulseCut cut) {
+                // Journaled in control_events and published on events/pulse-cut, like the
+                // command plane's events.
+                EngineLoop l = loop.get();
+                if (l != null) {
+                  ControlEvent e =
+                      new ControlEvent(
+                          GpioAdapter.PulseCut.KIND, cut.pointId(), cut.message(), cut.at());
+                  l.onContext(() -> new PlaneOutput(List.of(e), List.of()));
                 }
               }
 

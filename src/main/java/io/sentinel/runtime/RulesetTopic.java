@@ -125,7 +125,8 @@ final class RulesetTopic implements AutoCloseable {
       LOG.errorf(e, "SEN-035 a revision document could not be handled");
       Problems p = new Problems();
       p.error("REV-099", topics.ruleset(), 0, "", "internal error: " + e);
-      reject(new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()), "");
+      reject(
+          new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()), "", text(payload));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -179,7 +180,7 @@ final class RulesetTopic implements AutoCloseable {
             Optional.empty());
       }
     } else {
-      reject((RevisionGate.Reject) verdict, hash);
+      reject((RevisionGate.Reject) verdict, hash, text);
     }
   }
 
@@ -204,7 +205,8 @@ final class RulesetTopic implements AutoCloseable {
       p.error("REV-098", topics.ruleset(), 0, "", "the engine did not take the revision: " + e);
       reject(
           new RevisionGate.Reject(OptionalLong.of(a.revision()), "invalid", p.sorted()),
-          a.contentHash());
+          a.contentHash(),
+          Optional.of(document));
       return;
     }
     active = new RevisionGate.Active(a.revision(), a.contentHash(), a.ruleSet());
@@ -234,7 +236,11 @@ final class RulesetTopic implements AutoCloseable {
     event("ruleset-activated", a.revision(), summary);
   }
 
-  private void reject(RevisionGate.Reject r, String hash) {
+  /**
+   * A document refused: counted, logged, recorded in {@code ruleset_rejections}, said on the status
+   * and as an event. {@code hash} is "" and {@code document} empty when they could not be read.
+   */
+  private void reject(RevisionGate.Reject r, String hash, Optional<String> document) {
     String which = r.revision().isPresent() ? "revision " + r.revision().getAsLong() : "revision";
     List<Problem> errors = r.problems().stream().filter(Problem::isError).toList();
     metrics.revision("rejected", r.reason());
@@ -242,6 +248,22 @@ final class RulesetTopic implements AutoCloseable {
         "SEN-037 %s rejected (%s), revision %d stays active: %d problem(s)",
         which, r.reason(), active.revision(), errors.size());
     r.problems().forEach(p -> LOG.warn(p.format()));
+    try {
+      revisions.recordRejected(
+          r.revision(),
+          hash.isEmpty() ? Optional.empty() : Optional.of(hash),
+          topics.site(),
+          r.reason(),
+          r.problems(),
+          document,
+          active.revision(),
+          clock.instant());
+    } catch (Exception e) {
+      LOG.warnf(
+          "SEN-DB-058 %s was rejected but the rejection is not recorded in ruleset_rejections (%s):"
+              + " the status topic and the control events still say it",
+          which, e.getMessage());
+    }
     status(r.revision(), "rejected", hash, r.problems(), Optional.empty(), Optional.empty());
     event(
         "ruleset-rejected",

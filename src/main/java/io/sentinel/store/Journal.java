@@ -259,15 +259,19 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * A snapshot of the derived points' state and of the DSL's latches ({@code
-   * Engine.latchedRules()}), for the next restart.
+   * A snapshot of the derived points' state, of the DSL's latches ({@code Engine.latchedRules()})
+   * and of the operator overrides in force ({@code Engine.overrides()}), for the next restart.
    */
   public synchronized long offerDerivedSnapshot(
-      Instant at, long revision, String snapshot, java.util.Set<String> latchedRules) {
+      Instant at,
+      long revision,
+      String snapshot,
+      java.util.Set<String> latchedRules,
+      java.util.Collection<io.sentinel.engine.OperatorOverride> overrides) {
     long seq = nextSeq.get();
     return enqueue(
         new RowsItem(
-            List.of(Rows.derivedSnapshot(seq, at, revision, snapshot, latchedRules)),
+            List.of(Rows.derivedSnapshot(seq, at, revision, snapshot, latchedRules, overrides)),
             List.of(),
             seq),
         1);

@@ -4,6 +4,7 @@ import io.sentinel.audit.AuditEntry;
 import io.sentinel.audit.AuditTrail;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
+import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.PassResult;
 import io.sentinel.journal.Observation;
 import io.sentinel.journal.PassRecord;
@@ -11,14 +12,15 @@ import io.sentinel.rule.RuleSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * The engine thread's side of the log, called right after each pass: it builds the pass's audit
  * entries (they read the engine's state, so they are made here, before the next pass) and offers
  * everything to the journal without waiting. Every {@code snapshotEvery} of engine time, and at
- * once whenever a DSL latch is set or released, it also offers the derived points' state and the
- * latches, for the next restart.
+ * once whenever a DSL latch is set or released or an operator override is set or ends, it also
+ * offers the derived points' state, the latches and the overrides in force, for the next restart.
  */
 public final class PassRecorder {
   private final Journal journal;
@@ -28,6 +30,7 @@ public final class PassRecorder {
   private boolean hasDerived;
   private boolean hasLatches;
   private Set<String> lastLatches = Set.of();
+  private Map<String, OperatorOverride> lastOverrides = Map.of();
   private final Duration snapshotEvery;
   private Instant lastSnapshot = Instant.MIN;
 
@@ -80,24 +83,37 @@ public final class PassRecorder {
             ? List.of()
             : trail.entries(now, result);
     long seq = journal.offer(new PassRecord(now, observations, result), audit);
-    // A latch is set or released only in a pass that changes claims.
-    boolean latchesChanged =
-        hasLatches
-            && !result.claimChanges().isEmpty()
-            && !engine.latchedRules().equals(lastLatches);
-    if (latchesChanged
+    // A latch is set or released only in a pass that changes claims; an override that was not
+    // restored after a restart may have no claim to change.
+    boolean heldChanged =
+        hasLatches && !result.claimChanges().isEmpty() && !engine.latchedRules().equals(lastLatches)
+            || !engine.overrides().equals(lastOverrides);
+    if (heldChanged
         || ((hasDerived || hasLatches) && !now.isBefore(lastSnapshot.plus(snapshotEvery)))) {
       snapshot(now);
     }
     return seq;
   }
 
-  /** Offers the derived state and the latches now (also at a clean stop). */
+  /**
+   * The overrides the store held at start (restored or not): the first snapshot after a start that
+   * changed them says so, so that one which ended while the gateway was down is not offered again
+   * at the next start.
+   */
+  public void restored(java.util.Collection<OperatorOverride> kept) {
+    Map<String, OperatorOverride> byPoint = new java.util.LinkedHashMap<>();
+    kept.forEach(o -> byPoint.put(o.pointId(), o));
+    lastOverrides = Map.copyOf(byPoint);
+  }
+
+  /** Offers the derived state, the latches and the overrides now (also at a clean stop). */
   public void snapshot(Instant now) {
-    if (hasDerived || hasLatches) {
+    if (hasDerived || hasLatches || !engine.overrides().isEmpty() || !lastOverrides.isEmpty()) {
       lastSnapshot = now;
       lastLatches = engine.latchedRules();
-      journal.offerDerivedSnapshot(now, revision, engine.derivedSnapshot(), lastLatches);
+      lastOverrides = engine.overrides();
+      journal.offerDerivedSnapshot(
+          now, revision, engine.derivedSnapshot(), lastLatches, lastOverrides.values());
     }
   }
 }

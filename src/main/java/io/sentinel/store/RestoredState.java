@@ -1,6 +1,7 @@
 package io.sentinel.store;
 
 import io.sentinel.engine.Engine;
+import io.sentinel.engine.OperatorOverride;
 import io.sentinel.journal.JournalJson;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.Value;
@@ -18,13 +19,14 @@ import java.util.TreeSet;
 /**
  * What a restart takes back from the log: each point's last value (restored with quality {@code
  * restored}, which no rule counts as live), the derived points' last state, the DSL's latches that
- * had not been released (kept with the derived state), and each action's last firing (its
- * cooldown).
+ * had not been released and the operator overrides in force (both kept with the derived state), and
+ * each action's last firing (its cooldown).
  */
 public record RestoredState(
     List<PointValue> values,
     Optional<String> derivedSnapshot,
     Set<String> latchedRules,
+    List<OperatorOverride> overrides,
     List<Cooldown> cooldowns) {
 
   public record PointValue(String pointId, Value value, Instant since) {}
@@ -42,14 +44,16 @@ public record RestoredState(
     }
     Optional<String> snapshot = Optional.empty();
     Set<String> latched = new TreeSet<>();
+    List<OperatorOverride> overrides = new ArrayList<>();
     for (Row r :
         db.await(
             pool.query(
-                    "SELECT snapshot::text AS s, latches::text AS l FROM derived_snapshots"
-                        + " ORDER BY seq DESC LIMIT 1")
+                    "SELECT snapshot::text AS s, latches::text AS l, overrides::text AS o"
+                        + " FROM derived_snapshots ORDER BY seq DESC LIMIT 1")
                 .execute())) {
       snapshot = Optional.of(r.getString("s"));
       parse(r.getString("l")).forEach(id -> latched.add(id.asText()));
+      parse(r.getString("o")).forEach(o -> overrides.add(override(o)));
     }
     List<Cooldown> cooldowns = new ArrayList<>();
     for (Row r :
@@ -62,7 +66,17 @@ public record RestoredState(
               r.getInteger("action_index"),
               instant(r.getOffsetDateTime("last_fired_at"))));
     }
-    return new RestoredState(values, snapshot, latched, cooldowns);
+    return new RestoredState(values, snapshot, latched, overrides, cooldowns);
+  }
+
+  /** One element of {@code derived_snapshots.overrides} (see {@code Rows.derivedSnapshot}). */
+  private static OperatorOverride override(com.fasterxml.jackson.databind.JsonNode o) {
+    return new OperatorOverride(
+        o.path("point").asText(),
+        JournalJson.value(o.get("value")).orElse(Value.ABSENT),
+        Instant.parse(o.path("until").asText()),
+        o.path("by").asText(),
+        o.path("reason").asText());
   }
 
   /**
@@ -86,6 +100,7 @@ public record RestoredState(
     }
     derivedSnapshot.ifPresent(engine::restoreDerived);
     engine.restoreLatches(latchedRules);
+    notes.addAll(engine.restoreOverrides(overrides));
     Set<String> latchedNow = engine.latchedRules();
     for (String id : latchedRules) {
       if (!latchedNow.contains(id)) {

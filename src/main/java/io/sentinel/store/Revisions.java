@@ -178,6 +178,45 @@ public final class Revisions {
                                         at.toString())))));
   }
 
+  /**
+   * Records a pushed document the gateway rejected, in {@code ruleset_rejections} (never in {@code
+   * ruleset_revisions}, so the revision a start runs is untouched). Returns the row's id.
+   *
+   * @param revision the document's number, when it could be read
+   * @param contentHash its canonical body's hash, when it could be read
+   * @param document the document as received, when it was UTF-8 text
+   */
+  public long recordRejected(
+      java.util.OptionalLong revision,
+      Optional<String> contentHash,
+      String site,
+      String reason,
+      List<Problem> problems,
+      Optional<String> document,
+      long activeRevision,
+      Instant at)
+      throws RowWriter.WriteFailed {
+    return db.await(
+            pool.preparedQuery(
+                    "INSERT INTO ruleset_rejections (revision, content_hash, source, site, reason,"
+                        + " problems, document, received_at, active_revision) VALUES ($1, $2,"
+                        + " 'push', $3, $4, $5::text::jsonb, $6, $7::text::timestamptz, $8)"
+                        + " RETURNING id")
+                .execute(
+                    Tuple.of(
+                            revision.isPresent() ? revision.getAsLong() : null,
+                            contentHash.orElse(null),
+                            site,
+                            reason,
+                            Rows.write(listed(problems)))
+                        .addValue(document.orElse(null))
+                        .addValue(at.toString())
+                        .addValue(activeRevision)))
+        .iterator()
+        .next()
+        .getLong("id");
+  }
+
   /** The content hash of the site files as last recorded, if they ever were. */
   public Optional<String> lastFilesHash() throws RowWriter.WriteFailed {
     for (Row r :

@@ -7,6 +7,7 @@ import io.sentinel.audit.AuditRecord;
 import io.sentinel.engine.ActionFired;
 import io.sentinel.engine.ClaimChange;
 import io.sentinel.engine.ControlEvent;
+import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.SelfPoint;
 import io.sentinel.journal.JournalJson;
@@ -145,14 +146,32 @@ final class Rows {
   }
 
   static Row derivedSnapshot(
-      long seq, Instant at, long revision, String snapshot, java.util.Set<String> latches) {
+      long seq,
+      Instant at,
+      long revision,
+      String snapshot,
+      java.util.Set<String> latches,
+      java.util.Collection<OperatorOverride> overrides) {
+    com.fasterxml.jackson.databind.node.ArrayNode kept = JSON.createArrayNode();
+    overrides.stream()
+        .sorted(java.util.Comparator.comparing(OperatorOverride::pointId))
+        .forEach(
+            o ->
+                kept.addObject()
+                    .put("point", o.pointId())
+                    .<com.fasterxml.jackson.databind.node.ObjectNode>set(
+                        "value", JournalJson.valueNode(o.value()))
+                    .put("until", text(o.until()))
+                    .put("by", o.by())
+                    .put("reason", o.reason()));
     return row(
         Table.DERIVED_SNAPSHOTS,
         seq,
         text(at),
         Long.toString(revision),
         snapshot,
-        write(new java.util.TreeSet<>(latches)));
+        write(new java.util.TreeSet<>(latches)),
+        kept.toString());
   }
 
   static Row audit(AuditRecord a) {

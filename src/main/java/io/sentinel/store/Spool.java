@@ -295,8 +295,9 @@ final class Spool {
             .orElseThrow(() -> new IOException("spool line names no known table: " + line));
     List<String> values = new ArrayList<>();
     o.path("v").forEach(n -> values.add(n.isNull() ? null : n.asText()));
-    if (t == Table.DERIVED_SNAPSHOTS && values.size() == t.columns.size() - 1) {
-      values.add("[]"); // spooled before snapshots kept latches (V2): it held none
+    while (t == Table.DERIVED_SNAPSHOTS && values.size() < t.columns.size()) {
+      // Spooled before snapshots kept latches (V2) or overrides (V3): it held none.
+      values.add("[]");
     }
     return new Row(t, o.path("seq").asLong(), values);
   }

@@ -104,7 +104,8 @@ enum Table {
           "taken_at:timestamptz",
           "revision:bigint",
           "snapshot:jsonb",
-          "latches:jsonb"),
+          "latches:jsonb",
+          "overrides:jsonb"),
       Optional.empty()),
   AUDIT_LOG(
       "audit_log",

@@ -150,6 +150,99 @@ class OperatorRequestsTest {
     assertThat(status.claims()).containsEntry("room.vent", Value.TRUE);
   }
 
+  @Test
+  void aRestoredOverrideClaimsFromTheFirstPass_untilItsOriginalEnd() {
+    Instant until = T0.plus(Duration.ofHours(2));
+    Engine cold = new Engine(RULES, T0, StartMode.COLD, EngineLimits.DEFAULT);
+    assertThat(cold.restoreOverrides(List.of(override("room.vent", Value.FALSE, until)))).isEmpty();
+    AuditTrail trail = new AuditTrail(RULES, 7, cold.points()::state, cold::decision);
+
+    // A CO2 alarm that would run the fan: the operator's hold wins from the very first pass.
+    PassResult first = cold.pass(T0, List.of(live("room.co2", 1500, T0)), false);
+    assertThat(first.events()).extracting(ControlEvent::kind).contains("override-restored");
+    assertThat(first.decisions())
+        .filteredOn(d -> d.pointId().equals("room.vent"))
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.winner().map(Claim::ruleId)).contains(OperatorOverride.RULE_ID);
+              assertThat(d.value()).contains(Value.FALSE);
+            });
+    assertThat(trail.entries(T0, first))
+        .filteredOn(e -> e.kind().equals("override"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.reason()).startsWith("override restored after a restart"));
+    assertThat(cold.overrides()).containsOnlyKeys("room.vent");
+    assertThat(cold.nextDue()).isPresent();
+
+    // The end it was given before the restart, not a fresh one.
+    cold.pass(until.minusMillis(1), List.of(), false);
+    assertThat(cold.overrides()).containsKey("room.vent");
+    PassResult ended = cold.pass(until, List.of(), false);
+    assertThat(ended.events()).extracting(ControlEvent::kind).contains("override-expired");
+    assertThat(cold.overrides()).isEmpty();
+  }
+
+  @Test
+  void anOverrideThatEndedWhileDown_orNoLongerFits_isNotRestored_andSaysSo() {
+    Engine cold = new Engine(RULES, T0, StartMode.COLD, EngineLimits.DEFAULT);
+    List<String> notes =
+        cold.restoreOverrides(
+            List.of(
+                override("room.vent", Value.FALSE, T0.minusSeconds(1)),
+                override("dhw.setpoint", Value.of(99), T0.plusSeconds(60)),
+                override("gone.point", Value.TRUE, T0.plusSeconds(60))));
+    assertThat(notes)
+        .containsExactly(
+            "room.vent: override expired at 2025-12-31T23:59:59Z while the gateway was down: not"
+                + " restored",
+            "dhw.setpoint: override not restored: 99 is outside the range [10.0, 75.0] of"
+                + " dhw.setpoint",
+            "gone.point: override not restored: point gone.point is no longer in the registry");
+    assertThat(cold.overrides()).isEmpty();
+    AuditTrail trail = new AuditTrail(RULES, 7, cold.points()::state, cold::decision);
+    PassResult first = cold.pass(T0, List.of(), false);
+    assertThat(first.events())
+        .filteredOn(e -> e.kind().startsWith("override-"))
+        .extracting(ControlEvent::kind, ControlEvent::subject)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("override-expired", "room.vent"),
+            org.assertj.core.groups.Tuple.tuple("override-dropped", "dhw.setpoint"),
+            org.assertj.core.groups.Tuple.tuple("override-dropped", "gone.point"));
+    // The audit log hears of each end whose point is still registered.
+    assertThat(trail.entries(T0, first))
+        .filteredOn(e -> e.kind().equals("override"))
+        .extracting(e -> e.detail().get("ended"), AuditEntry::reason)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                true,
+                "override expired at 2025-12-31T23:59:59Z while the gateway was down: not restored"
+                    + " (set by alice: test)"),
+            org.assertj.core.groups.Tuple.tuple(
+                true,
+                "override not restored: 99 is outside the range [10.0, 75.0] of dhw.setpoint (set"
+                    + " by alice: test)"));
+    assertThat(cold.decision("room.vent").winner().map(Claim::ruleId))
+        .isNotEqualTo(java.util.Optional.of(OperatorOverride.RULE_ID));
+  }
+
+  @Test
+  void anOverrideOutlivesARevision_asLongAsItsPointTakesIt() {
+    Engine engine = warm();
+    engine.override(override("room.vent", Value.FALSE, T0.plusSeconds(600)));
+    engine.pass(T0, List.of(live("room.co2", 1500, T0)), false);
+
+    Engine.Activation same = engine.activate(RULES);
+    Engine next = same.engine();
+    assertThat(same.result().events()).noneMatch(e -> e.kind().startsWith("override-"));
+    assertThat(next.overrides()).containsOnlyKeys("room.vent");
+    assertThat(next.decision("room.vent").winner().map(Claim::ruleId))
+        .contains(OperatorOverride.RULE_ID);
+    PassResult ended = next.pass(T0.plusSeconds(600), List.of(), false);
+    assertThat(ended.events()).extracting(ControlEvent::kind).contains("override-expired");
+    assertThat(next.decision("room.vent").winner().map(Claim::ruleId)).contains("vent-on-co2");
+  }
+
   private static Engine warm() {
     return new Engine(RULES, T0, StartMode.WARM, EngineLimits.DEFAULT);
   }

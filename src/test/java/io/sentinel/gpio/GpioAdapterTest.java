@@ -132,7 +132,7 @@ class GpioAdapterTest {
   }
 
   @Test
-  void pulse_isOnForItsDuration_endedByTheAdapterEvenWithoutAPulseOff() {
+  void pulse_isOnForItsDuration_endedByTheAdapterEvenWithoutAPulseOff() throws Exception {
     adapter = mock();
     adapter.open(WAIT);
     PinLog strike = PinLog.of(adapter.context(), 27);
@@ -142,6 +142,11 @@ class GpioAdapterTest {
     await().atMost(WAIT).until(() -> strike.changes() == 2);
     assertThat(strike.energised()).isBetween(ms(280), ms(450));
     assertThat(pin(27)).isEqualTo(DigitalState.LOW);
+    // A pulse that ends when asked is no cut; nor is one of exactly pulse_max.
+    adapter.send(command("strike", Value.TRUE, Command.Kind.PULSE_ON, ms(600)));
+    await().atMost(WAIT).until(() -> strike.changes() == 4);
+    Thread.sleep(100); // the adapter's thread reports a cut right after the pin changes
+    assertThat(recorder.cuts).isEmpty();
   }
 
   @Test
@@ -158,6 +163,20 @@ class GpioAdapterTest {
     assertThat(strike.energised()).isBetween(ms(580), ms(750));
     Thread.sleep(300);
     assertThat(pin(27)).isEqualTo(DigitalState.LOW);
+    // Said, with the point and the durations: held on with no end of its own.
+    assertThat(recorder.cuts)
+        .singleElement()
+        .satisfies(
+            cut -> {
+              assertThat(cut.pointId()).isEqualTo("strike");
+              assertThat(cut.pin()).isEqualTo(27);
+              assertThat(cut.pulseMax()).isEqualTo(ms(600));
+              assertThat(cut.energised()).isBetween(ms(580), ms(750));
+              assertThat(cut.asked()).isEmpty();
+              assertThat(cut.message())
+                  .startsWith("strike (pin 27) de-energised by the GPIO adapter at its pulse_max")
+                  .contains("pulse_max 600 ms", "asked to stay on");
+            });
   }
 
   @Test
@@ -173,6 +192,10 @@ class GpioAdapterTest {
     await().atMost(WAIT).until(() -> strike.changes() == 2);
     // 300 + 500 asked, 600 allowed from the first energising
     assertThat(strike.energised()).isBetween(ms(580), ms(750));
+    await().atMost(WAIT).until(() -> recorder.cuts.size() == 1);
+    GpioAdapter.PulseCut cut = recorder.cuts.get(0);
+    assertThat(cut.asked().orElseThrow()).isBetween(ms(780), ms(950));
+    assertThat(cut.message()).contains("asked " + cut.asked().get().toMillis() + " ms");
   }
 
   @Test
@@ -310,6 +333,12 @@ class GpioAdapterTest {
     final List<Long> sampleNanos = new CopyOnWriteArrayList<>();
     final List<String> sources = new CopyOnWriteArrayList<>();
     final AtomicInteger readiness = new AtomicInteger();
+    final List<GpioAdapter.PulseCut> cuts = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void pulseCut(GpioAdapter.PulseCut cut) {
+      cuts.add(cut);
+    }
 
     @Override
     public void delivered(String commandId) {

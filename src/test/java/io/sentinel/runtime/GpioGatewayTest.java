@@ -166,6 +166,51 @@ class GpioGatewayTest {
 
   @Test
   @Order(6)
+  void pulseMax_anEngineLateWithItsPulseOff_theAdapterCutsTheStrike_andItIsAControlEvent()
+      throws Exception {
+    String topic = broker.topic("events/" + GpioAdapter.PulseCut.KIND);
+    int before = broker.recorder().on(topic).size();
+    await().atMost(WAIT).until(() -> out(STRIKE) == DigitalState.LOW);
+    PinLog strike = PinLog.of(context(), STRIKE);
+    BrokerClient operator = broker.client("operator");
+
+    operator.publish(broker.topic("points/door.hold-open"), "true");
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(10)).until(() -> strike.changes() >= 1);
+    // The engine stalls past pulse_max (1 s): the command plane's pulse-off comes too late, the
+    // adapter's own timer de-energises the strike.
+    gateway
+        .loop()
+        .operate(
+            (engine, now) -> {
+              java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(1600).toNanos());
+              return null;
+            })
+        .get(10, TimeUnit.SECONDS);
+
+    assertThat(strike.changes()).isEqualTo(2);
+    assertThat(strike.energised()).isBetween(Duration.ofMillis(900), Duration.ofMillis(1100));
+    await().atMost(WAIT).until(() -> broker.recorder().on(topic).size() > before);
+    JsonObject cut = broker.recorder().on(topic).get(before).json();
+    assertThat(cut.getString("kind")).isEqualTo("pulse-cut");
+    assertThat(cut.getString("subject")).isEqualTo("door.strike");
+    assertThat(cut.getString("message"))
+        .startsWith("door.strike (pin " + STRIKE + ") de-energised by the GPIO adapter")
+        .contains("pulse_max 1000 ms", "energised ", "asked to stay on");
+    // Journaled like the command plane's events.
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                db().count(
+                            "SELECT count(*) FROM control_events WHERE kind = 'pulse-cut'"
+                                + " AND subject = 'door.strike'")
+                    > 0);
+    operator.publish(broker.topic("points/door.hold-open"), "false");
+    operator.close();
+  }
+
+  @Test
+  @Order(7)
   void stop_everyOutputToItsSafeState_andTheInterlockAgainFirstAtTheNextStart() {
     await().atMost(WAIT).until(() -> out(PUMP) == DigitalState.LOW); // the pump still runs
     DigitalOutput pump = context().io(GpioAdapter.ioId(PUMP), DigitalOutput.class);

@@ -292,6 +292,65 @@ class RulesetPushGatewayTest {
         .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"invalid\"} 2.0");
   }
 
+  @Test
+  @Order(11)
+  void everyRejectedDocumentIsRecorded_apartFromTheRevisionsAStartRunsFrom() throws Exception {
+    var db = broker.database();
+    // The eight rejections of the steps above, one row each, with the reason the status gave.
+    assertThat(
+            db.rows(
+                "SELECT reason, count(*) FROM ruleset_rejections GROUP BY reason ORDER BY reason"))
+        .containsExactly(
+            List.of("forged", "2"),
+            List.of("invalid", "2"),
+            List.of("stale", "2"),
+            List.of("unreviewed", "1"),
+            List.of("unsigned", "1"));
+    List<List<String>> forged =
+        db.rows(
+            "SELECT revision, content_hash, outcome, problems::text, document, active_revision,"
+                + " source FROM ruleset_rejections WHERE reason = 'forged' ORDER BY id");
+    assertThat(forged)
+        .allSatisfy(
+            r -> {
+              assertThat(r.get(0)).isEqualTo(Long.toString(start + 2));
+              assertThat(r.get(1)).matches("[0-9a-f]{64}");
+              assertThat(r.get(2)).isEqualTo("rejected");
+              assertThat(r.get(3)).contains("\"code\": \"REV-021\"");
+              assertThat(r.get(4)).contains("revision: " + (start + 2), "signature:");
+              assertThat(r.get(5)).isEqualTo(Long.toString(start + 1));
+              assertThat(r.get(6)).isEqualTo("push");
+            });
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM ruleset_rejections WHERE problems @>"
+                    + " '[{\"code\": \"YAML-015\", \"severity\": \"error\"}]'"))
+        .isEqualTo(1);
+    // The revisions table holds what ran: a start still takes the last active one from it.
+    assertThat(db.count("SELECT count(*) FROM ruleset_revisions WHERE state = 'rejected'"))
+        .isZero();
+    assertThat(db.rows("SELECT revision FROM ruleset_revisions WHERE state = 'active'"))
+        .containsExactly(List.of(Long.toString(start + 3)));
+    assertThat(db.count("SELECT count(*) FROM ruleset_history WHERE outcome = 'rejected'"))
+        .isEqualTo(8);
+
+    // A document that is not even text: recorded with no number, no hash and no document.
+    device
+        .publishAsync(broker.topic("ruleset"), new byte[] {(byte) 0xff, (byte) 0xfe, 0x41}, false)
+        .get(20, TimeUnit.SECONDS);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                db
+                    .rows(
+                        "SELECT reason, problems::text FROM ruleset_rejections WHERE revision IS NULL"
+                            + " AND content_hash IS NULL AND document IS NULL")
+                    .stream()
+                    .anyMatch(r -> r.get(0).equals("invalid") && r.get(1).contains("REV-009")));
+    assertThat(gateway.activeRevision()).isEqualTo(start + 3);
+  }
+
   private JsonObject assertRejected(long revision, String code) {
     JsonObject status = lastStatus();
     assertThat(status.getString("state")).isEqualTo("rejected");

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,6 +53,69 @@ class RevisionsTest {
       Site.Loaded loaded = Site.load(back);
       assertThat(loaded.ok()).as(loaded.problems().toString()).isTrue();
       assertThat(Files.readString(back.resolve("rules/door.yaml"))).contains("duration: 4s");
+      pool.close();
+    }
+  }
+
+  @Test
+  void rejectedPushesAreRecordedApart_theActiveRevisionAndTheNumberingAreUntouched(
+      @TempDir Path dir) throws Exception {
+    try (TestDatabase db = TestDatabase.create()) {
+      var pool = Store.pool(TestDatabase.VERTX, db.url());
+      Revisions revisions = new Revisions(pool, Duration.ofSeconds(10));
+      Path site = SiteCopy.of(dir.resolve("site"));
+      assertThat(record(revisions, site)).isEqualTo(new Revisions.Recorded(1, "active"));
+
+      io.sentinel.rule.Problems forged = new io.sentinel.rule.Problems();
+      forged.error("REV-021", "sentinel/example/ruleset", 3, "", "the signature does not verify");
+      long first =
+          revisions.recordRejected(
+              java.util.OptionalLong.of(900),
+              java.util.Optional.of("ab".repeat(32)),
+              "example",
+              "forged",
+              forged.sorted(),
+              java.util.Optional.of("revision: 900\n"),
+              1,
+              T);
+      io.sentinel.rule.Problems unreadable = new io.sentinel.rule.Problems();
+      unreadable.error("REV-009", "sentinel/example/ruleset", 0, "", "not UTF-8");
+      long second =
+          revisions.recordRejected(
+              java.util.OptionalLong.empty(),
+              java.util.Optional.empty(),
+              "example",
+              "invalid",
+              unreadable.sorted(),
+              java.util.Optional.empty(),
+              1,
+              T.plusSeconds(1));
+      assertThat(second).isGreaterThan(first);
+      assertThat(
+              db.rows(
+                  "SELECT revision, content_hash, outcome, reason, document, received_at ="
+                      + " '2026-11-02T05:00:00Z' FROM ruleset_rejections ORDER BY id"))
+          .containsExactly(
+              java.util.Arrays.asList(
+                  "900", "ab".repeat(32), "rejected", "forged", "revision: 900\n", "t"),
+              java.util.Arrays.asList(null, null, "rejected", "invalid", null, "f"));
+      assertThat(
+              db.count(
+                  "SELECT count(*) FROM ruleset_rejections WHERE problems @>"
+                      + " '[{\"code\": \"REV-021\", \"line\": 3}]'"))
+          .isEqualTo(1);
+
+      // The active revision, the files' numbering and a later push of the same number are as if
+      // nothing had been rejected.
+      assertThat(revisions.lastActive().orElseThrow().revision()).isEqualTo(1);
+      SiteCopy.edit(site, "door.yaml", y -> y.replace("duration: 3s", "duration: 4s"));
+      assertThat(record(revisions, site)).isEqualTo(new Revisions.Recorded(2, "active"));
+      revisions.recordPushed(900, "example", "cd".repeat(32), "revision: 900", List.of(), T);
+      assertThat(revisions.lastActive().orElseThrow().revision()).isEqualTo(900);
+      assertThat(
+              db.rows("SELECT outcome, count(*) FROM ruleset_history GROUP BY outcome ORDER BY 1"))
+          .containsExactly(
+              List.of("active", "1"), List.of("rejected", "2"), List.of("superseded", "2"));
       pool.close();
     }
   }
