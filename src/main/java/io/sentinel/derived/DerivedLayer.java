@@ -13,7 +13,6 @@ import io.sentinel.point.Transition;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +37,15 @@ public final class DerivedLayer {
           Quality.UNAVAILABLE,
           Quality.BAD);
 
+  /** {@link #WORST_LAST}'s positions by ordinal, so that a comparison is an array read. */
+  private static final int[] BADNESS = new int[Quality.values().length];
+
+  static {
+    for (Quality q : Quality.values()) {
+      BADNESS[q.ordinal()] = WORST_LAST.indexOf(q);
+    }
+  }
+
   private final PointTable points;
   private final LagTime lag;
   private final DerivedPoint[] derived;
@@ -55,18 +63,32 @@ public final class DerivedLayer {
   /** The due instant of each derived point's pending timer, if any. */
   private final Instant[] scheduledDue;
 
-  private final PriorityQueue<Timer> timers =
-      new PriorityQueue<>(Comparator.comparing(Timer::due).thenComparingInt(Timer::target));
+  private final PriorityQueue<Timer> timers = new PriorityQueue<>();
   private final List<Firing> firings = new ArrayList<>();
 
+  /** One context per derived point, made once. */
+  private final KindState.Context[] contexts;
+
   // Per-step scratch.
+  /**
+   * This step's updates of each point, made as of input 0; a point that reads it through another
+   * input gets them copied with its own input index.
+   */
   private final List<List<Update>> updatesOf;
+
+  private final List<Update> multiInput = new ArrayList<>();
   private final List<Integer> touchedPoints = new ArrayList<>();
   private final PriorityQueue<Integer> affected = new PriorityQueue<>();
   private final boolean[] queued;
 
   /** A due instant for a derived point (target >= 0) or a watched point (-1 - point index). */
-  private record Timer(Instant due, int target) {}
+  private record Timer(Instant due, int target) implements Comparable<Timer> {
+    @Override
+    public int compareTo(Timer o) {
+      int c = due.compareTo(o.due);
+      return c != 0 ? c : Integer.compare(target, o.target);
+    }
+  }
 
   public DerivedLayer(DerivedSet set, PointTable points, LagTime lag, Instant start) {
     this.points = points;
@@ -80,6 +102,7 @@ public final class DerivedLayer {
     scheduledDue = new Instant[n];
     seq = new long[n];
     queued = new boolean[n];
+    contexts = new KindState.Context[n];
     List<List<Integer>> readerLists = new ArrayList<>();
     for (int p = 0; p < points.size(); p++) {
       readerLists.add(new ArrayList<>());
@@ -91,6 +114,7 @@ public final class DerivedLayer {
         readerLists.get(input).add(d);
       }
       states[d] = KindState.of(derived[d].kind(), start);
+      contexts[d] = context(d);
       generation[d] = 1;
       scheduleState(d);
     }
@@ -185,7 +209,7 @@ public final class DerivedLayer {
         addUpdate(
             p,
             new Update(
-                -1,
+                0,
                 s.value().isPresent() ? s.value() : now.value(),
                 now.quality(),
                 tr != null && tr.valueChanged(),
@@ -230,10 +254,10 @@ public final class DerivedLayer {
     while (!affected.isEmpty()) {
       int d = affected.poll();
       queued[d] = false;
-      Optional<Transition> tr = settle(d, t);
-      if (tr.isPresent()) {
-        out.add(tr.get());
-        addUpdate(pointOf[d], fromTransition(tr.get(), t, true));
+      Transition tr = settle(d, t);
+      if (tr != null) {
+        out.add(tr);
+        addUpdate(pointOf[d], fromTransition(tr, t, true));
         for (int reader : readers[pointOf[d]]) {
           enqueue(affected, reader);
         }
@@ -249,7 +273,7 @@ public final class DerivedLayer {
   /** A derived point's change is an observation; the watchdog's quality change is not. */
   private static Update fromTransition(Transition tr, Instant t, boolean observed) {
     return new Update(
-        -1, tr.current().value(), tr.current().quality(), tr.valueChanged(), observed, t);
+        0, tr.current().value(), tr.current().quality(), tr.valueChanged(), observed, t);
   }
 
   private void addUpdate(int point, Update u) {
@@ -267,22 +291,30 @@ public final class DerivedLayer {
     }
   }
 
-  private Optional<Transition> settle(int d, Instant t) {
-    List<Update> updates = new ArrayList<>();
+  /** The point's kind steps over its inputs' updates; returns the transition it caused, or null. */
+  private Transition settle(int d, Instant t) {
     int[] inputs = inputsOf[d];
-    for (int i = 0; i < inputs.length; i++) {
-      for (Update u : updatesOf.get(inputs[i])) {
-        updates.add(new Update(i, u.value(), u.quality(), u.valueChanged(), u.observed(), u.at()));
+    List<Update> updates;
+    if (inputs.length == 1) {
+      updates = updatesOf.get(inputs[0]); // already as of input 0, read in place
+    } else {
+      updates = multiInput;
+      updates.clear();
+      for (int i = 0; i < inputs.length; i++) {
+        for (Update u : updatesOf.get(inputs[i])) {
+          updates.add(
+              i == 0
+                  ? u
+                  : new Update(i, u.value(), u.quality(), u.valueChanged(), u.observed(), u.at()));
+        }
       }
     }
-    KindState state = states[d];
-    Out result = state.step(t, updates, context(d));
+    Out result = states[d].step(t, updates, contexts[d]);
     scheduleState(d);
     if (result == null) {
-      return Optional.empty();
+      return null;
     }
-    return points.apply(
-        pointOf[d], new Sample(derived[d].id(), result.value(), result.quality(), t));
+    return points.applyOrNull(pointOf[d], result.value(), result.quality(), t);
   }
 
   private KindState.Context context(int d) {
@@ -297,7 +329,7 @@ public final class DerivedLayer {
         Quality worst = Quality.LIVE;
         for (int input : inputsOf[d]) {
           Quality q = points.state(input).quality();
-          if (WORST_LAST.indexOf(q) > WORST_LAST.indexOf(worst)) {
+          if (BADNESS[q.ordinal()] > BADNESS[worst.ordinal()]) {
             worst = q;
           }
         }
