@@ -13,6 +13,7 @@ import io.sentinel.point.Transition;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,13 +72,27 @@ public final class DerivedLayer {
 
   // Per-step scratch.
   /**
-   * This step's updates of each point, made as of input 0; a point that reads it through another
-   * input gets them copied with its own input index.
+   * This step's updates, in the order they were made, each as of input 0 (a point that reads it
+   * through another input gets a copy with its own input index). The updates of one point are a
+   * chain: {@code firstUpdate[p]} and {@code lastUpdate[p]} hold the position + 1 of its first and
+   * last (0: none this step), {@code nextUpdate} the position + 1 of the next one of the same
+   * point. Plain int arrays, so that asking whether a point has updates reads no object of its own.
    */
-  private final List<List<Update>> updatesOf;
+  private final List<Update> stepUpdates = new ArrayList<>();
 
-  private final List<Update> multiInput = new ArrayList<>();
+  private final int[] firstUpdate;
+  private final int[] lastUpdate;
+  private int[] nextUpdate = new int[64];
+
+  /** The updates a settle hands its kind. */
+  private final List<Update> settleUpdates = new ArrayList<>();
+
   private final List<Integer> touchedPoints = new ArrayList<>();
+
+  /** The point of each transition the last step returned, in the same order. */
+  private int[] stepPoints = new int[64];
+
+  private int stepPointCount;
   private final PriorityQueue<Integer> affected = new PriorityQueue<>();
   private final boolean[] queued;
 
@@ -123,10 +138,8 @@ public final class DerivedLayer {
             .map(l -> l.stream().mapToInt(Integer::intValue).toArray())
             .toArray(int[][]::new);
     watchDue = new Instant[points.size()];
-    updatesOf = new ArrayList<>();
-    for (int p = 0; p < points.size(); p++) {
-      updatesOf.add(new ArrayList<>());
-    }
+    firstUpdate = new int[points.size()];
+    lastUpdate = new int[points.size()];
   }
 
   private int requireIndex(String id) {
@@ -200,6 +213,7 @@ public final class DerivedLayer {
   public List<Transition> step(
       Instant t, List<Sample> samples, int[] indexes, Transition[] caused) {
     List<Transition> out = new ArrayList<>();
+    stepPointCount = 0;
     for (int k = 0; k < samples.size(); k++) {
       int p = indexes[k];
       Transition tr = caused[k];
@@ -238,7 +252,7 @@ public final class DerivedLayer {
         age(p, t)
             .ifPresent(
                 tr -> {
-                  out.add(tr);
+                  emit(out, tr, p);
                   if (readers[p].length > 0) {
                     addUpdate(p, fromTransition(tr, t, false));
                   }
@@ -256,7 +270,7 @@ public final class DerivedLayer {
       queued[d] = false;
       Transition tr = settle(d, t);
       if (tr != null) {
-        out.add(tr);
+        emit(out, tr, pointOf[d]);
         addUpdate(pointOf[d], fromTransition(tr, t, true));
         for (int reader : readers[pointOf[d]]) {
           enqueue(affected, reader);
@@ -264,10 +278,28 @@ public final class DerivedLayer {
       }
     }
     for (int p : touchedPoints) {
-      updatesOf.get(p).clear();
+      firstUpdate[p] = 0;
+      lastUpdate[p] = 0;
     }
     touchedPoints.clear();
+    stepUpdates.clear();
     return out;
+  }
+
+  /**
+   * The point (its position in the table) of the {@code k}-th transition that the last {@link
+   * #step} returned.
+   */
+  public int stepPoint(int k) {
+    return stepPoints[k];
+  }
+
+  private void emit(List<Transition> out, Transition tr, int p) {
+    out.add(tr);
+    if (stepPointCount == stepPoints.length) {
+      stepPoints = Arrays.copyOf(stepPoints, stepPointCount * 2);
+    }
+    stepPoints[stepPointCount++] = p;
   }
 
   /** A derived point's change is an observation; the watchdog's quality change is not. */
@@ -277,11 +309,19 @@ public final class DerivedLayer {
   }
 
   private void addUpdate(int point, Update u) {
-    List<Update> l = updatesOf.get(point);
-    if (l.isEmpty()) {
-      touchedPoints.add(point);
+    stepUpdates.add(u);
+    int pos = stepUpdates.size(); // position + 1
+    if (pos > nextUpdate.length) {
+      nextUpdate = Arrays.copyOf(nextUpdate, pos * 2);
     }
-    l.add(u);
+    nextUpdate[pos - 1] = 0;
+    if (firstUpdate[point] == 0) {
+      touchedPoints.add(point);
+      firstUpdate[point] = pos;
+    } else {
+      nextUpdate[lastUpdate[point] - 1] = pos;
+    }
+    lastUpdate[point] = pos;
   }
 
   private void enqueue(PriorityQueue<Integer> affected, int d) {
@@ -294,19 +334,15 @@ public final class DerivedLayer {
   /** The point's kind steps over its inputs' updates; returns the transition it caused, or null. */
   private Transition settle(int d, Instant t) {
     int[] inputs = inputsOf[d];
-    List<Update> updates;
-    if (inputs.length == 1) {
-      updates = updatesOf.get(inputs[0]); // already as of input 0, read in place
-    } else {
-      updates = multiInput;
-      updates.clear();
-      for (int i = 0; i < inputs.length; i++) {
-        for (Update u : updatesOf.get(inputs[i])) {
-          updates.add(
-              i == 0
-                  ? u
-                  : new Update(i, u.value(), u.quality(), u.valueChanged(), u.observed(), u.at()));
-        }
+    List<Update> updates = settleUpdates;
+    updates.clear();
+    for (int i = 0; i < inputs.length; i++) {
+      for (int pos = firstUpdate[inputs[i]]; pos != 0; pos = nextUpdate[pos - 1]) {
+        Update u = stepUpdates.get(pos - 1);
+        updates.add(
+            i == 0
+                ? u
+                : new Update(i, u.value(), u.quality(), u.valueChanged(), u.observed(), u.at()));
       }
     }
     Out result = states[d].step(t, updates, contexts[d]);

@@ -59,6 +59,18 @@ public final class Engine {
   private final int[][] dependentRules;
 
   private final int[][] dependentSlots;
+
+  /**
+   * For each point and dependent rule, whether a transition through that input slot triggers the
+   * rule: {@link #NEVER}, {@link #ALWAYS} or {@link #CHECK} (an edge or quality trigger on that
+   * input, which depends on the transition). Worked out once from the triggers, which do not
+   * change.
+   */
+  private final byte[][] dependentTriggers;
+
+  private static final byte NEVER = 0;
+  private static final byte ALWAYS = 1;
+  private static final byte CHECK = 2;
   private final EngineLimits limits;
   private final LagTime lagTime;
   private final DerivedLayer derived;
@@ -165,10 +177,16 @@ public final class Engine {
     }
     dependentRules = new int[points.size()][];
     dependentSlots = new int[points.size()][];
+    dependentTriggers = new byte[points.size()][];
     for (int p = 0; p < points.size(); p++) {
       List<int[]> d = deps.get(p);
       dependentRules[p] = d.stream().mapToInt(x -> x[0]).toArray();
       dependentSlots[p] = d.stream().mapToInt(x -> x[1]).toArray();
+      dependentTriggers[p] = new byte[d.size()];
+      for (int k = 0; k < d.size(); k++) {
+        RuleRuntime r = rules[d.get(k)[0]];
+        dependentTriggers[p][k] = triggerKind(r.rule.trigger(), r.inputNames[d.get(k)[1]]);
+      }
     }
     touchedFlags = new int[rules.length];
     touchedList = new int[rules.length];
@@ -540,7 +558,6 @@ public final class Engine {
         recheckFlap(timer.point, t);
       }
     }
-    List<Transition> transitions = new ArrayList<>(samples.size());
     int[] indexes = new int[samples.size()];
     Transition[] caused = new Transition[samples.size()];
     for (int k = 0; k < samples.size(); k++) {
@@ -549,29 +566,20 @@ public final class Engine {
       if (indexes[k] < 0) {
         throw new IllegalArgumentException("unknown point " + s.pointId());
       }
-      Optional<Transition> tr = points.apply(indexes[k], s);
-      if (tr.isPresent()) {
-        caused[k] = tr.get();
-        transitions.add(tr.get());
-      }
+      caused[k] = points.applyOrNull(indexes[k], s.value(), s.quality(), s.at());
     }
     // The watchdog and derived points settle before any rule sees the step.
-    transitions.addAll(derived.step(t, samples, indexes, caused));
+    List<Transition> settled = derived.step(t, samples, indexes, caused);
     out.firings.addAll(derived.drainFirings());
-    for (Transition tr : transitions) {
-      out.transitions.add(tr);
-      int p = points.indexOf(tr.pointId());
-      int[] deps = dependentRules[p];
-      for (int k = 0; k < deps.length; k++) {
-        RuleRuntime r = rules[deps[k]];
-        int flags = tr.qualityChanged() ? QUALITY : 0;
-        if (triggers(r.rule.trigger(), r.inputNames[dependentSlots[p][k]], tr)) {
-          flags |= TRIGGERED;
-        }
-        if (flags != 0) {
-          touch(deps[k], flags);
-        }
+    for (int k = 0; k < samples.size(); k++) {
+      if (caused[k] != null) {
+        out.transitions.add(caused[k]);
+        touchDependents(indexes[k], caused[k]);
       }
+    }
+    for (int k = 0; k < settled.size(); k++) {
+      out.transitions.add(settled.get(k));
+      touchDependents(derived.stepPoint(k), settled.get(k));
     }
     // Rules are visited in rule-set order, each once per step, after every input has settled: no
     // rule sees another rule's claim from the same step.
@@ -583,6 +591,40 @@ public final class Engine {
       visit(rules[idx], t, flags);
     }
     settleArbitration(t);
+  }
+
+  /** Marks the rules that a transition of point {@code p} triggers or whose input quality moved. */
+  private void touchDependents(int p, Transition tr) {
+    int[] deps = dependentRules[p];
+    byte[] kinds = dependentTriggers[p];
+    for (int k = 0; k < deps.length; k++) {
+      int flags = tr.qualityChanged() ? QUALITY : 0;
+      if (kinds[k] == ALWAYS
+          || kinds[k] == CHECK
+              && triggers(
+                  rules[deps[k]].rule.trigger(),
+                  rules[deps[k]].inputNames[dependentSlots[p][k]],
+                  tr)) {
+        flags |= TRIGGERED;
+      }
+      if (flags != 0) {
+        touch(deps[k], flags);
+      }
+    }
+  }
+
+  /** What {@link #triggers} can tell of a rule's input slot before any transition. */
+  private static byte triggerKind(Trigger trigger, String input) {
+    if (trigger instanceof Trigger.OnTransition t) {
+      return t.of().contains(input) ? ALWAYS : NEVER;
+    }
+    if (trigger instanceof Trigger.OnEdge e) {
+      return e.of().equals(input) ? CHECK : NEVER;
+    }
+    if (trigger instanceof Trigger.OnQuality q) {
+      return q.of().equals(input) ? CHECK : NEVER;
+    }
+    return NEVER;
   }
 
   private void touch(int rule, int flags) {
