@@ -87,14 +87,64 @@ public final class DerivedLayer {
   /** The updates a settle hands its kind. */
   private final List<Update> settleUpdates = new ArrayList<>();
 
-  private final List<Integer> touchedPoints = new ArrayList<>();
+  /** The points with updates this step, {@code touchedCount} of them. */
+  private int[] touchedPoints = new int[64];
+
+  private int touchedCount;
+
+  /** The transitions of the step (the engine's form returns this list; it reads it at once). */
+  private final List<Transition> stepOut = new ArrayList<>();
 
   /** The point of each transition the last step returned, in the same order. */
   private int[] stepPoints = new int[64];
 
   private int stepPointCount;
-  private final PriorityQueue<Integer> affected = new PriorityQueue<>();
+  private final IntHeap affected = new IntHeap();
   private final boolean[] queued;
+
+  /** A min-heap of derived point indexes (topological order), without boxing. */
+  private static final class IntHeap {
+    private int[] heap = new int[64];
+    private int size;
+
+    boolean isEmpty() {
+      return size == 0;
+    }
+
+    void add(int v) {
+      if (size == heap.length) {
+        heap = Arrays.copyOf(heap, size * 2);
+      }
+      int i = size++;
+      while (i > 0 && heap[(i - 1) >>> 1] > v) {
+        heap[i] = heap[(i - 1) >>> 1];
+        i = (i - 1) >>> 1;
+      }
+      heap[i] = v;
+    }
+
+    int poll() {
+      int top = heap[0];
+      int v = heap[--size];
+      int i = 0;
+      while (true) {
+        int c = 2 * i + 1;
+        if (c >= size) {
+          break;
+        }
+        if (c + 1 < size && heap[c + 1] < heap[c]) {
+          c++;
+        }
+        if (heap[c] >= v) {
+          break;
+        }
+        heap[i] = heap[c];
+        i = c;
+      }
+      heap[i] = v;
+      return top;
+    }
+  }
 
   /** A due instant for a derived point (target >= 0) or a watched point (-1 - point index). */
   private record Timer(Instant due, int target) implements Comparable<Timer> {
@@ -153,10 +203,16 @@ public final class DerivedLayer {
 
   /** The next instant at which the layer has something to do without new samples. */
   public Optional<Instant> nextDue() {
+    return Optional.ofNullable(nextDueOrNull());
+  }
+
+  /** {@link #nextDue()} without the {@code Optional}: null for never. */
+  public Instant nextDueOrNull() {
     while (!timers.isEmpty() && !live(timers.peek())) {
       timers.poll();
     }
-    return Optional.ofNullable(timers.peek()).map(Timer::due);
+    Timer next = timers.peek();
+    return next == null ? null : next.due();
   }
 
   private boolean live(Timer timer) {
@@ -203,16 +259,18 @@ public final class DerivedLayer {
         }
       }
     }
-    return step(t, samples, indexes, caused);
+    return new ArrayList<>(step(t, samples, indexes, caused));
   }
 
   /**
    * The engine's form of {@link #step(Instant, List, List)}: the samples' point positions, and the
-   * transition each sample caused (null for none), so that nothing is looked up twice.
+   * transition each sample caused (null for none), so that nothing is looked up twice. The list
+   * returned is the layer's own and valid until the next step: read it at once.
    */
   public List<Transition> step(
       Instant t, List<Sample> samples, int[] indexes, Transition[] caused) {
-    List<Transition> out = new ArrayList<>();
+    List<Transition> out = stepOut;
+    out.clear();
     stepPointCount = 0;
     for (int k = 0; k < samples.size(); k++) {
       int p = indexes[k];
@@ -236,7 +294,7 @@ public final class DerivedLayer {
         scheduleWatch(p, t);
       }
     }
-    PriorityQueue<Integer> affected = this.affected;
+    IntHeap affected = this.affected;
 
     while (!timers.isEmpty() && !timers.peek().due().isAfter(t)) {
       Timer timer = timers.poll();
@@ -260,8 +318,8 @@ public final class DerivedLayer {
         scheduleWatch(p, t);
       }
     }
-    for (int p : touchedPoints) {
-      for (int d : readers[p]) {
+    for (int k = 0; k < touchedCount; k++) {
+      for (int d : readers[touchedPoints[k]]) {
         enqueue(affected, d);
       }
     }
@@ -277,11 +335,11 @@ public final class DerivedLayer {
         }
       }
     }
-    for (int p : touchedPoints) {
-      firstUpdate[p] = 0;
-      lastUpdate[p] = 0;
+    for (int k = 0; k < touchedCount; k++) {
+      firstUpdate[touchedPoints[k]] = 0;
+      lastUpdate[touchedPoints[k]] = 0;
     }
-    touchedPoints.clear();
+    touchedCount = 0;
     stepUpdates.clear();
     return out;
   }
@@ -316,7 +374,10 @@ public final class DerivedLayer {
     }
     nextUpdate[pos - 1] = 0;
     if (firstUpdate[point] == 0) {
-      touchedPoints.add(point);
+      if (touchedCount == touchedPoints.length) {
+        touchedPoints = Arrays.copyOf(touchedPoints, touchedCount * 2);
+      }
+      touchedPoints[touchedCount++] = point;
       firstUpdate[point] = pos;
     } else {
       nextUpdate[lastUpdate[point] - 1] = pos;
@@ -324,7 +385,7 @@ public final class DerivedLayer {
     lastUpdate[point] = pos;
   }
 
-  private void enqueue(PriorityQueue<Integer> affected, int d) {
+  private void enqueue(IntHeap affected, int d) {
     if (!queued[d]) {
       queued[d] = true;
       affected.add(d);

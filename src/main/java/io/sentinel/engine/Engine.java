@@ -98,6 +98,11 @@ public final class Engine {
   private int touchedCount;
   private Out out = new Out();
 
+  /** The samples' point positions and the transitions they caused, in the step under way. */
+  private int[] stepIndexes = new int[0];
+
+  private Transition[] stepCaused = new Transition[0];
+
   private static final int TRIGGERED = 1;
   private static final int QUALITY = 2;
   private static final int TIMER = 4;
@@ -364,12 +369,18 @@ public final class Engine {
 
   /** When the engine next has something to do without new samples, if ever. */
   public Optional<Instant> nextDue() {
-    Optional<Instant> rule = Optional.ofNullable(timers.peek()).map(Timer::due);
-    Optional<Instant> memory = derived.nextDue();
-    if (rule.isPresent() && memory.isPresent()) {
-      return Optional.of(rule.get().isBefore(memory.get()) ? rule.get() : memory.get());
+    return Optional.ofNullable(nextDueOrNull());
+  }
+
+  /** {@link #nextDue()} without the {@code Optional}s: null for never. */
+  private Instant nextDueOrNull() {
+    Timer next = timers.peek();
+    Instant rule = next == null ? null : next.due();
+    Instant memory = derived.nextDueOrNull();
+    if (rule != null && memory != null) {
+      return rule.isBefore(memory) ? rule : memory;
     }
-    return rule.or(() -> memory);
+    return rule != null ? rule : memory;
   }
 
   /** The derived points' state as JSON, to persist and restore across a restart. */
@@ -496,7 +507,10 @@ public final class Engine {
     int i = 0;
     while (true) {
       Instant nextSample = i < ordered.size() ? ordered.get(i).at() : null;
-      Instant nextTimer = nextDue().filter(due -> !due.isAfter(now)).orElse(null);
+      Instant nextTimer = nextDueOrNull();
+      if (nextTimer != null && nextTimer.isAfter(now)) {
+        nextTimer = null;
+      }
       if (nextSample == null && nextTimer == null) {
         break;
       }
@@ -558,8 +572,12 @@ public final class Engine {
         recheckFlap(timer.point, t);
       }
     }
-    int[] indexes = new int[samples.size()];
-    Transition[] caused = new Transition[samples.size()];
+    if (stepIndexes.length < samples.size()) {
+      stepIndexes = new int[samples.size()];
+      stepCaused = new Transition[samples.size()];
+    }
+    int[] indexes = stepIndexes;
+    Transition[] caused = stepCaused;
     for (int k = 0; k < samples.size(); k++) {
       Sample s = samples.get(k);
       indexes[k] = points.indexOf(s.pointId());
