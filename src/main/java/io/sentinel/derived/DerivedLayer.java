@@ -18,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
 
 /**
  * The memory that rules are not allowed to have: the staleness watchdog and the derived points,
@@ -64,7 +63,7 @@ public final class DerivedLayer {
   /** The due instant of each derived point's pending timer, if any. */
   private final Instant[] scheduledDue;
 
-  private final PriorityQueue<Timer> timers = new PriorityQueue<>();
+  private final TimerHeap timers = new TimerHeap();
   private final List<Firing> firings = new ArrayList<>();
 
   /** One context per derived point, made once. */
@@ -146,12 +145,97 @@ public final class DerivedLayer {
     }
   }
 
-  /** A due instant for a derived point (target >= 0) or a watched point (-1 - point index). */
-  private record Timer(Instant due, int target) implements Comparable<Timer> {
-    @Override
-    public int compareTo(Timer o) {
-      int c = due.compareTo(o.due);
-      return c != 0 ? c : Integer.compare(target, o.target);
+  /**
+   * Due instants for derived points (target >= 0) and watched points (-1 - point index), earliest
+   * first, equal instants by target. A binary heap over parallel arrays: the instant's seconds and
+   * nanos are compared as primitives, and an entry is no object of its own.
+   */
+  private static final class TimerHeap {
+    private long[] seconds = new long[256];
+    private int[] nanos = new int[256];
+    private int[] targets = new int[256];
+    private Instant[] dues = new Instant[256];
+    private int size;
+
+    boolean isEmpty() {
+      return size == 0;
+    }
+
+    Instant peekDue() {
+      return dues[0];
+    }
+
+    int peekTarget() {
+      return targets[0];
+    }
+
+    void add(Instant due, int target) {
+      if (size == dues.length) {
+        seconds = Arrays.copyOf(seconds, size * 2);
+        nanos = Arrays.copyOf(nanos, size * 2);
+        targets = Arrays.copyOf(targets, size * 2);
+        dues = Arrays.copyOf(dues, size * 2);
+      }
+      long sec = due.getEpochSecond();
+      int nano = due.getNano();
+      int i = size++;
+      while (i > 0) {
+        int parent = (i - 1) >>> 1;
+        if (!before(sec, nano, target, parent)) {
+          break;
+        }
+        move(parent, i);
+        i = parent;
+      }
+      set(i, sec, nano, target, due);
+    }
+
+    /** Removes the earliest entry. */
+    void poll() {
+      int last = --size;
+      long sec = seconds[last];
+      int nano = nanos[last];
+      int target = targets[last];
+      Instant due = dues[last];
+      dues[last] = null;
+      if (last == 0) {
+        return;
+      }
+      int i = 0;
+      while (true) {
+        int c = 2 * i + 1;
+        if (c >= last) {
+          break;
+        }
+        if (c + 1 < last && before(seconds[c + 1], nanos[c + 1], targets[c + 1], c)) {
+          c++;
+        }
+        if (!before(seconds[c], nanos[c], targets[c], sec, nano, target)) {
+          break;
+        }
+        move(c, i);
+        i = c;
+      }
+      set(i, sec, nano, target, due);
+    }
+
+    private boolean before(long sec, int nano, int target, int k) {
+      return before(sec, nano, target, seconds[k], nanos[k], targets[k]);
+    }
+
+    private static boolean before(long s1, int n1, int t1, long s2, int n2, int t2) {
+      return s1 != s2 ? s1 < s2 : n1 != n2 ? n1 < n2 : t1 < t2;
+    }
+
+    private void move(int from, int to) {
+      set(to, seconds[from], nanos[from], targets[from], dues[from]);
+    }
+
+    private void set(int k, long sec, int nano, int target, Instant due) {
+      seconds[k] = sec;
+      nanos[k] = nano;
+      targets[k] = target;
+      dues[k] = due;
     }
   }
 
@@ -208,18 +292,18 @@ public final class DerivedLayer {
 
   /** {@link #nextDue()} without the {@code Optional}: null for never. */
   public Instant nextDueOrNull() {
-    while (!timers.isEmpty() && !live(timers.peek())) {
+    while (!timers.isEmpty() && !live(timers.peekDue(), timers.peekTarget())) {
       timers.poll();
     }
-    Timer next = timers.peek();
-    return next == null ? null : next.due();
+    return timers.isEmpty() ? null : timers.peekDue();
   }
 
-  private boolean live(Timer timer) {
-    if (timer.target() >= 0) {
-      return timer.due().equals(states[timer.target()].due);
+  /** Whether a timer is still the pending one of its target (a moved one leaves a stale entry). */
+  private boolean live(Instant due, int target) {
+    if (target >= 0) {
+      return due.equals(states[target].due);
     }
-    return timer.due().equals(watchDue[-1 - timer.target()]);
+    return due.equals(watchDue[-1 - target]);
   }
 
   /** The firings since the last call. */
@@ -296,16 +380,18 @@ public final class DerivedLayer {
     }
     IntHeap affected = this.affected;
 
-    while (!timers.isEmpty() && !timers.peek().due().isAfter(t)) {
-      Timer timer = timers.poll();
-      if (!live(timer)) {
+    while (!timers.isEmpty() && !timers.peekDue().isAfter(t)) {
+      Instant due = timers.peekDue();
+      int target = timers.peekTarget();
+      timers.poll();
+      if (!live(due, target)) {
         continue;
       }
-      if (timer.target() >= 0) {
-        scheduledDue[timer.target()] = null;
-        enqueue(affected, timer.target());
+      if (target >= 0) {
+        scheduledDue[target] = null;
+        enqueue(affected, target);
       } else {
-        int p = -1 - timer.target();
+        int p = -1 - target;
         watchDue[p] = null;
         age(p, t)
             .ifPresent(
@@ -451,7 +537,7 @@ public final class DerivedLayer {
   private void scheduleState(int d) {
     Instant due = states[d].due;
     if (due != null && !due.equals(scheduledDue[d])) {
-      timers.add(new Timer(due, d));
+      timers.add(due, d);
       scheduledDue[d] = due;
     }
   }
@@ -477,7 +563,7 @@ public final class DerivedLayer {
         .ifPresent(
             due -> {
               watchDue[p] = due;
-              timers.add(new Timer(due, -1 - p));
+              timers.add(due, -1 - p);
             });
   }
 
