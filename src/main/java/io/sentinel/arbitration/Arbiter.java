@@ -62,6 +62,12 @@ public final class Arbiter {
       return new Decision(
           pointId, Optional.empty(), releaseValue.apply(pointId), List.of(), "released");
     }
+    if (table.size() == 1) {
+      // A sole claim (most points): no copy to sort.
+      Claim sole = table.values().iterator().next();
+      return new Decision(
+          pointId, Optional.of(sole), Optional.of(sole.value()), List.of(sole), "sole");
+    }
     List<Claim> contenders = new ArrayList<>(table.values());
     contenders.sort(ORDER);
     Claim winner = contenders.get(0);

@@ -13,12 +13,11 @@ import io.sentinel.point.Transition;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
 
 /**
  * The memory that rules are not allowed to have: the staleness watchdog and the derived points,
@@ -38,6 +37,15 @@ public final class DerivedLayer {
           Quality.UNAVAILABLE,
           Quality.BAD);
 
+  /** {@link #WORST_LAST}'s positions by ordinal, so that a comparison is an array read. */
+  private static final int[] BADNESS = new int[Quality.values().length];
+
+  static {
+    for (Quality q : Quality.values()) {
+      BADNESS[q.ordinal()] = WORST_LAST.indexOf(q);
+    }
+  }
+
   private final PointTable points;
   private final LagTime lag;
   private final DerivedPoint[] derived;
@@ -55,18 +63,181 @@ public final class DerivedLayer {
   /** The due instant of each derived point's pending timer, if any. */
   private final Instant[] scheduledDue;
 
-  private final PriorityQueue<Timer> timers =
-      new PriorityQueue<>(Comparator.comparing(Timer::due).thenComparingInt(Timer::target));
+  private final TimerHeap timers = new TimerHeap();
   private final List<Firing> firings = new ArrayList<>();
 
+  /** One context per derived point, made once. */
+  private final KindState.Context[] contexts;
+
   // Per-step scratch.
-  private final List<List<Update>> updatesOf;
-  private final List<Integer> touchedPoints = new ArrayList<>();
-  private final PriorityQueue<Integer> affected = new PriorityQueue<>();
+  /**
+   * This step's updates, in the order they were made, each as of input 0 (a point that reads it
+   * through another input gets a copy with its own input index). The updates of one point are a
+   * chain: {@code firstUpdate[p]} and {@code lastUpdate[p]} hold the position + 1 of its first and
+   * last (0: none this step), {@code nextUpdate} the position + 1 of the next one of the same
+   * point. Plain int arrays, so that asking whether a point has updates reads no object of its own.
+   */
+  private final List<Update> stepUpdates = new ArrayList<>();
+
+  private final int[] firstUpdate;
+  private final int[] lastUpdate;
+  private int[] nextUpdate = new int[64];
+
+  /** The updates a settle hands its kind. */
+  private final List<Update> settleUpdates = new ArrayList<>();
+
+  /** The points with updates this step, {@code touchedCount} of them. */
+  private int[] touchedPoints = new int[64];
+
+  private int touchedCount;
+
+  /** The transitions of the step (the engine's form returns this list; it reads it at once). */
+  private final List<Transition> stepOut = new ArrayList<>();
+
+  /** The point of each transition the last step returned, in the same order. */
+  private int[] stepPoints = new int[64];
+
+  private int stepPointCount;
+  private final IntHeap affected = new IntHeap();
   private final boolean[] queued;
 
-  /** A due instant for a derived point (target >= 0) or a watched point (-1 - point index). */
-  private record Timer(Instant due, int target) {}
+  /** A min-heap of derived point indexes (topological order), without boxing. */
+  private static final class IntHeap {
+    private int[] heap = new int[64];
+    private int size;
+
+    boolean isEmpty() {
+      return size == 0;
+    }
+
+    void add(int v) {
+      if (size == heap.length) {
+        heap = Arrays.copyOf(heap, size * 2);
+      }
+      int i = size++;
+      while (i > 0 && heap[(i - 1) >>> 1] > v) {
+        heap[i] = heap[(i - 1) >>> 1];
+        i = (i - 1) >>> 1;
+      }
+      heap[i] = v;
+    }
+
+    int poll() {
+      int top = heap[0];
+      int v = heap[--size];
+      int i = 0;
+      while (true) {
+        int c = 2 * i + 1;
+        if (c >= size) {
+          break;
+        }
+        if (c + 1 < size && heap[c + 1] < heap[c]) {
+          c++;
+        }
+        if (heap[c] >= v) {
+          break;
+        }
+        heap[i] = heap[c];
+        i = c;
+      }
+      heap[i] = v;
+      return top;
+    }
+  }
+
+  /**
+   * Due instants for derived points (target >= 0) and watched points (-1 - point index), earliest
+   * first, equal instants by target. A binary heap over parallel arrays: the instant's seconds and
+   * nanos are compared as primitives, and an entry is no object of its own.
+   */
+  private static final class TimerHeap {
+    private long[] seconds = new long[256];
+    private int[] nanos = new int[256];
+    private int[] targets = new int[256];
+    private Instant[] dues = new Instant[256];
+    private int size;
+
+    boolean isEmpty() {
+      return size == 0;
+    }
+
+    Instant peekDue() {
+      return dues[0];
+    }
+
+    int peekTarget() {
+      return targets[0];
+    }
+
+    void add(Instant due, int target) {
+      if (size == dues.length) {
+        seconds = Arrays.copyOf(seconds, size * 2);
+        nanos = Arrays.copyOf(nanos, size * 2);
+        targets = Arrays.copyOf(targets, size * 2);
+        dues = Arrays.copyOf(dues, size * 2);
+      }
+      long sec = due.getEpochSecond();
+      int nano = due.getNano();
+      int i = size++;
+      while (i > 0) {
+        int parent = (i - 1) >>> 1;
+        if (!before(sec, nano, target, parent)) {
+          break;
+        }
+        move(parent, i);
+        i = parent;
+      }
+      set(i, sec, nano, target, due);
+    }
+
+    /** Removes the earliest entry. */
+    void poll() {
+      int last = --size;
+      long sec = seconds[last];
+      int nano = nanos[last];
+      int target = targets[last];
+      Instant due = dues[last];
+      dues[last] = null;
+      if (last == 0) {
+        return;
+      }
+      int i = 0;
+      while (true) {
+        int c = 2 * i + 1;
+        if (c >= last) {
+          break;
+        }
+        if (c + 1 < last && before(seconds[c + 1], nanos[c + 1], targets[c + 1], c)) {
+          c++;
+        }
+        if (!before(seconds[c], nanos[c], targets[c], sec, nano, target)) {
+          break;
+        }
+        move(c, i);
+        i = c;
+      }
+      set(i, sec, nano, target, due);
+    }
+
+    private boolean before(long sec, int nano, int target, int k) {
+      return before(sec, nano, target, seconds[k], nanos[k], targets[k]);
+    }
+
+    private static boolean before(long s1, int n1, int t1, long s2, int n2, int t2) {
+      return s1 != s2 ? s1 < s2 : n1 != n2 ? n1 < n2 : t1 < t2;
+    }
+
+    private void move(int from, int to) {
+      set(to, seconds[from], nanos[from], targets[from], dues[from]);
+    }
+
+    private void set(int k, long sec, int nano, int target, Instant due) {
+      seconds[k] = sec;
+      nanos[k] = nano;
+      targets[k] = target;
+      dues[k] = due;
+    }
+  }
 
   public DerivedLayer(DerivedSet set, PointTable points, LagTime lag, Instant start) {
     this.points = points;
@@ -80,6 +251,7 @@ public final class DerivedLayer {
     scheduledDue = new Instant[n];
     seq = new long[n];
     queued = new boolean[n];
+    contexts = new KindState.Context[n];
     List<List<Integer>> readerLists = new ArrayList<>();
     for (int p = 0; p < points.size(); p++) {
       readerLists.add(new ArrayList<>());
@@ -91,6 +263,7 @@ public final class DerivedLayer {
         readerLists.get(input).add(d);
       }
       states[d] = KindState.of(derived[d].kind(), start);
+      contexts[d] = context(d);
       generation[d] = 1;
       scheduleState(d);
     }
@@ -99,10 +272,8 @@ public final class DerivedLayer {
             .map(l -> l.stream().mapToInt(Integer::intValue).toArray())
             .toArray(int[][]::new);
     watchDue = new Instant[points.size()];
-    updatesOf = new ArrayList<>();
-    for (int p = 0; p < points.size(); p++) {
-      updatesOf.add(new ArrayList<>());
-    }
+    firstUpdate = new int[points.size()];
+    lastUpdate = new int[points.size()];
   }
 
   private int requireIndex(String id) {
@@ -116,17 +287,23 @@ public final class DerivedLayer {
 
   /** The next instant at which the layer has something to do without new samples. */
   public Optional<Instant> nextDue() {
-    while (!timers.isEmpty() && !live(timers.peek())) {
-      timers.poll();
-    }
-    return Optional.ofNullable(timers.peek()).map(Timer::due);
+    return Optional.ofNullable(nextDueOrNull());
   }
 
-  private boolean live(Timer timer) {
-    if (timer.target() >= 0) {
-      return timer.due().equals(states[timer.target()].due);
+  /** {@link #nextDue()} without the {@code Optional}: null for never. */
+  public Instant nextDueOrNull() {
+    while (!timers.isEmpty() && !live(timers.peekDue(), timers.peekTarget())) {
+      timers.poll();
     }
-    return timer.due().equals(watchDue[-1 - timer.target()]);
+    return timers.isEmpty() ? null : timers.peekDue();
+  }
+
+  /** Whether a timer is still the pending one of its target (a moved one leaves a stale entry). */
+  private boolean live(Instant due, int target) {
+    if (target >= 0) {
+      return due.equals(states[target].due);
+    }
+    return due.equals(watchDue[-1 - target]);
   }
 
   /** The firings since the last call. */
@@ -166,16 +343,19 @@ public final class DerivedLayer {
         }
       }
     }
-    return step(t, samples, indexes, caused);
+    return new ArrayList<>(step(t, samples, indexes, caused));
   }
 
   /**
    * The engine's form of {@link #step(Instant, List, List)}: the samples' point positions, and the
-   * transition each sample caused (null for none), so that nothing is looked up twice.
+   * transition each sample caused (null for none), so that nothing is looked up twice. The list
+   * returned is the layer's own and valid until the next step: read it at once.
    */
   public List<Transition> step(
       Instant t, List<Sample> samples, int[] indexes, Transition[] caused) {
-    List<Transition> out = new ArrayList<>();
+    List<Transition> out = stepOut;
+    out.clear();
+    stepPointCount = 0;
     for (int k = 0; k < samples.size(); k++) {
       int p = indexes[k];
       Transition tr = caused[k];
@@ -185,7 +365,7 @@ public final class DerivedLayer {
         addUpdate(
             p,
             new Update(
-                -1,
+                0,
                 s.value().isPresent() ? s.value() : now.value(),
                 now.quality(),
                 tr != null && tr.valueChanged(),
@@ -198,23 +378,25 @@ public final class DerivedLayer {
         scheduleWatch(p, t);
       }
     }
-    PriorityQueue<Integer> affected = this.affected;
+    IntHeap affected = this.affected;
 
-    while (!timers.isEmpty() && !timers.peek().due().isAfter(t)) {
-      Timer timer = timers.poll();
-      if (!live(timer)) {
+    while (!timers.isEmpty() && !timers.peekDue().isAfter(t)) {
+      Instant due = timers.peekDue();
+      int target = timers.peekTarget();
+      timers.poll();
+      if (!live(due, target)) {
         continue;
       }
-      if (timer.target() >= 0) {
-        scheduledDue[timer.target()] = null;
-        enqueue(affected, timer.target());
+      if (target >= 0) {
+        scheduledDue[target] = null;
+        enqueue(affected, target);
       } else {
-        int p = -1 - timer.target();
+        int p = -1 - target;
         watchDue[p] = null;
         age(p, t)
             .ifPresent(
                 tr -> {
-                  out.add(tr);
+                  emit(out, tr, p);
                   if (readers[p].length > 0) {
                     addUpdate(p, fromTransition(tr, t, false));
                   }
@@ -222,67 +404,100 @@ public final class DerivedLayer {
         scheduleWatch(p, t);
       }
     }
-    for (int p : touchedPoints) {
-      for (int d : readers[p]) {
+    for (int k = 0; k < touchedCount; k++) {
+      for (int d : readers[touchedPoints[k]]) {
         enqueue(affected, d);
       }
     }
     while (!affected.isEmpty()) {
       int d = affected.poll();
       queued[d] = false;
-      Optional<Transition> tr = settle(d, t);
-      if (tr.isPresent()) {
-        out.add(tr.get());
-        addUpdate(pointOf[d], fromTransition(tr.get(), t, true));
+      Transition tr = settle(d, t);
+      if (tr != null) {
+        emit(out, tr, pointOf[d]);
+        addUpdate(pointOf[d], fromTransition(tr, t, true));
         for (int reader : readers[pointOf[d]]) {
           enqueue(affected, reader);
         }
       }
     }
-    for (int p : touchedPoints) {
-      updatesOf.get(p).clear();
+    for (int k = 0; k < touchedCount; k++) {
+      firstUpdate[touchedPoints[k]] = 0;
+      lastUpdate[touchedPoints[k]] = 0;
     }
-    touchedPoints.clear();
+    touchedCount = 0;
+    stepUpdates.clear();
     return out;
+  }
+
+  /**
+   * The point (its position in the table) of the {@code k}-th transition that the last {@link
+   * #step} returned.
+   */
+  public int stepPoint(int k) {
+    return stepPoints[k];
+  }
+
+  private void emit(List<Transition> out, Transition tr, int p) {
+    out.add(tr);
+    if (stepPointCount == stepPoints.length) {
+      stepPoints = Arrays.copyOf(stepPoints, stepPointCount * 2);
+    }
+    stepPoints[stepPointCount++] = p;
   }
 
   /** A derived point's change is an observation; the watchdog's quality change is not. */
   private static Update fromTransition(Transition tr, Instant t, boolean observed) {
     return new Update(
-        -1, tr.current().value(), tr.current().quality(), tr.valueChanged(), observed, t);
+        0, tr.current().value(), tr.current().quality(), tr.valueChanged(), observed, t);
   }
 
   private void addUpdate(int point, Update u) {
-    List<Update> l = updatesOf.get(point);
-    if (l.isEmpty()) {
-      touchedPoints.add(point);
+    stepUpdates.add(u);
+    int pos = stepUpdates.size(); // position + 1
+    if (pos > nextUpdate.length) {
+      nextUpdate = Arrays.copyOf(nextUpdate, pos * 2);
     }
-    l.add(u);
+    nextUpdate[pos - 1] = 0;
+    if (firstUpdate[point] == 0) {
+      if (touchedCount == touchedPoints.length) {
+        touchedPoints = Arrays.copyOf(touchedPoints, touchedCount * 2);
+      }
+      touchedPoints[touchedCount++] = point;
+      firstUpdate[point] = pos;
+    } else {
+      nextUpdate[lastUpdate[point] - 1] = pos;
+    }
+    lastUpdate[point] = pos;
   }
 
-  private void enqueue(PriorityQueue<Integer> affected, int d) {
+  private void enqueue(IntHeap affected, int d) {
     if (!queued[d]) {
       queued[d] = true;
       affected.add(d);
     }
   }
 
-  private Optional<Transition> settle(int d, Instant t) {
-    List<Update> updates = new ArrayList<>();
+  /** The point's kind steps over its inputs' updates; returns the transition it caused, or null. */
+  private Transition settle(int d, Instant t) {
     int[] inputs = inputsOf[d];
+    List<Update> updates = settleUpdates;
+    updates.clear();
     for (int i = 0; i < inputs.length; i++) {
-      for (Update u : updatesOf.get(inputs[i])) {
-        updates.add(new Update(i, u.value(), u.quality(), u.valueChanged(), u.observed(), u.at()));
+      for (int pos = firstUpdate[inputs[i]]; pos != 0; pos = nextUpdate[pos - 1]) {
+        Update u = stepUpdates.get(pos - 1);
+        updates.add(
+            i == 0
+                ? u
+                : new Update(i, u.value(), u.quality(), u.valueChanged(), u.observed(), u.at()));
       }
     }
-    KindState state = states[d];
-    Out result = state.step(t, updates, context(d));
+    Out result = states[d].step(t, updates, contexts[d]);
     scheduleState(d);
     if (result == null) {
-      return Optional.empty();
+      return null;
     }
-    return points.apply(
-        pointOf[d], new Sample(derived[d].id(), result.value(), result.quality(), t));
+    return points.applyOrNull(pointOf[d], result.value(), result.quality(), t);
   }
 
   private KindState.Context context(int d) {
@@ -297,7 +512,7 @@ public final class DerivedLayer {
         Quality worst = Quality.LIVE;
         for (int input : inputsOf[d]) {
           Quality q = points.state(input).quality();
-          if (WORST_LAST.indexOf(q) > WORST_LAST.indexOf(worst)) {
+          if (BADNESS[q.ordinal()] > BADNESS[worst.ordinal()]) {
             worst = q;
           }
         }
@@ -322,7 +537,7 @@ public final class DerivedLayer {
   private void scheduleState(int d) {
     Instant due = states[d].due;
     if (due != null && !due.equals(scheduledDue[d])) {
-      timers.add(new Timer(due, d));
+      timers.add(due, d);
       scheduledDue[d] = due;
     }
   }
@@ -348,7 +563,7 @@ public final class DerivedLayer {
         .ifPresent(
             due -> {
               watchDue[p] = due;
-              timers.add(new Timer(due, -1 - p));
+              timers.add(due, -1 - p);
             });
   }
 

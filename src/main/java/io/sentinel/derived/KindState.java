@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -214,7 +215,11 @@ abstract class KindState {
   static final class WindowState extends KindState {
     private final Duration window;
     private final boolean rate;
-    private final Deque<double[]> samples = new ArrayDeque<>(); // {epoch millis, value}
+    // The live samples in the window, oldest first: a ring of epoch millis and values.
+    private long[] millis = new long[8];
+    private double[] values = new double[8];
+    private int head;
+    private int size;
 
     /**
      * The running sum of the window's values. It is part of the saved state, so a restored window
@@ -232,39 +237,61 @@ abstract class KindState {
     Out step(Instant t, List<Update> updates, Context ctx) {
       for (Update u : updates) {
         if (u.quality() == Quality.LIVE && u.value() instanceof Value.Num n) {
-          samples.addLast(new double[] {u.at().toEpochMilli(), n.value()});
+          add(u.at().toEpochMilli(), n.value());
           sum += n.value();
         }
       }
       long horizon = t.minus(window).toEpochMilli();
-      while (!samples.isEmpty() && samples.peekFirst()[0] <= horizon) {
-        sum -= samples.removeFirst()[1];
+      while (size > 0 && millis[head] <= horizon) {
+        sum -= values[head];
+        head = (head + 1) & (millis.length - 1);
+        size--;
       }
-      if (samples.isEmpty()) {
+      if (size == 0) {
         sum = 0;
+        head = 0;
       }
-      due =
-          samples.isEmpty()
-              ? null
-              : Instant.ofEpochMilli((long) samples.peekFirst()[0]).plus(window);
+      due = size == 0 ? null : Instant.ofEpochMilli(millis[head]).plus(window);
       if (rate) {
-        if (samples.size() < 2 || samples.peekLast()[0] == samples.peekFirst()[0]) {
-          return new Out(Value.ABSENT, samples.isEmpty() ? Quality.UNAVAILABLE : ctx.quality());
+        int last = (head + size - 1) & (millis.length - 1);
+        if (size < 2 || millis[last] == millis[head]) {
+          return new Out(Value.ABSENT, size == 0 ? Quality.UNAVAILABLE : ctx.quality());
         }
-        double seconds = (samples.peekLast()[0] - samples.peekFirst()[0]) / 1000.0;
-        return new Out(
-            Value.of((samples.peekLast()[1] - samples.peekFirst()[1]) / seconds), ctx.quality());
+        double seconds = (millis[last] - millis[head]) / 1000.0;
+        return new Out(Value.of((values[last] - values[head]) / seconds), ctx.quality());
       }
-      if (samples.isEmpty()) {
+      if (size == 0) {
         return new Out(Value.ABSENT, Quality.UNAVAILABLE);
       }
-      return new Out(Value.of(sum / samples.size()), ctx.quality());
+      return new Out(Value.of(sum / size), ctx.quality());
+    }
+
+    /** Appends a sample, doubling the ring when full (capacity stays a power of two). */
+    private void add(long at, double value) {
+      if (size == millis.length) {
+        long[] m = new long[size * 2];
+        double[] v = new double[size * 2];
+        for (int k = 0; k < size; k++) {
+          m[k] = millis[(head + k) & (size - 1)];
+          v[k] = values[(head + k) & (size - 1)];
+        }
+        millis = m;
+        values = v;
+        head = 0;
+      }
+      int slot = (head + size) & (millis.length - 1);
+      millis[slot] = at;
+      values[slot] = value;
+      size++;
     }
 
     @Override
     void save(Map<String, Object> m) {
       List<List<Double>> list = new ArrayList<>();
-      samples.forEach(s -> list.add(List.of(s[0], s[1])));
+      for (int k = 0; k < size; k++) {
+        int slot = (head + k) & (millis.length - 1);
+        list.add(List.of((double) millis[slot], values[slot]));
+      }
       m.put("samples", list);
       m.put("sum", sum);
       m.put("due", text(due));
@@ -273,9 +300,10 @@ abstract class KindState {
     @Override
     @SuppressWarnings("unchecked")
     void load(Map<String, Object> m, PointType inputType) {
-      samples.clear();
+      head = 0;
+      size = 0;
       for (List<Number> s : (List<List<Number>>) m.getOrDefault("samples", List.of())) {
-        samples.addLast(new double[] {s.get(0).doubleValue(), s.get(1).doubleValue()});
+        add((long) s.get(0).doubleValue(), s.get(1).doubleValue());
       }
       sum = ((Number) m.getOrDefault("sum", 0.0)).doubleValue();
       due = instant(m.get("due"));
@@ -468,7 +496,12 @@ abstract class KindState {
           continue;
         }
         Instant horizon = u.at().minus(within);
-        passed.values().removeIf(at -> !at.isAfter(horizon));
+        // Entries are in the order they passed, which is the order of their instants: the
+        // expired ones are a prefix.
+        Iterator<Instant> oldest = passed.values().iterator();
+        while (oldest.hasNext() && !oldest.next().isAfter(horizon)) {
+          oldest.remove();
+        }
         String key = u.value().toString();
         if (!passed.containsKey(key)) {
           passed.put(key, u.at());

@@ -59,6 +59,18 @@ public final class Engine {
   private final int[][] dependentRules;
 
   private final int[][] dependentSlots;
+
+  /**
+   * For each point and dependent rule, whether a transition through that input slot triggers the
+   * rule: {@link #NEVER}, {@link #ALWAYS} or {@link #CHECK} (an edge or quality trigger on that
+   * input, which depends on the transition). Worked out once from the triggers, which do not
+   * change.
+   */
+  private final byte[][] dependentTriggers;
+
+  private static final byte NEVER = 0;
+  private static final byte ALWAYS = 1;
+  private static final byte CHECK = 2;
   private final EngineLimits limits;
   private final LagTime lagTime;
   private final DerivedLayer derived;
@@ -85,6 +97,11 @@ public final class Engine {
   private final int[] touchedList;
   private int touchedCount;
   private Out out = new Out();
+
+  /** The samples' point positions and the transitions they caused, in the step under way. */
+  private int[] stepIndexes = new int[0];
+
+  private Transition[] stepCaused = new Transition[0];
 
   private static final int TRIGGERED = 1;
   private static final int QUALITY = 2;
@@ -165,10 +182,16 @@ public final class Engine {
     }
     dependentRules = new int[points.size()][];
     dependentSlots = new int[points.size()][];
+    dependentTriggers = new byte[points.size()][];
     for (int p = 0; p < points.size(); p++) {
       List<int[]> d = deps.get(p);
       dependentRules[p] = d.stream().mapToInt(x -> x[0]).toArray();
       dependentSlots[p] = d.stream().mapToInt(x -> x[1]).toArray();
+      dependentTriggers[p] = new byte[d.size()];
+      for (int k = 0; k < d.size(); k++) {
+        RuleRuntime r = rules[d.get(k)[0]];
+        dependentTriggers[p][k] = triggerKind(r.rule.trigger(), r.inputNames[d.get(k)[1]]);
+      }
     }
     touchedFlags = new int[rules.length];
     touchedList = new int[rules.length];
@@ -380,12 +403,18 @@ public final class Engine {
 
   /** When the engine next has something to do without new samples, if ever. */
   public Optional<Instant> nextDue() {
-    Optional<Instant> rule = Optional.ofNullable(timers.peek()).map(Timer::due);
-    Optional<Instant> memory = derived.nextDue();
-    if (rule.isPresent() && memory.isPresent()) {
-      return Optional.of(rule.get().isBefore(memory.get()) ? rule.get() : memory.get());
+    return Optional.ofNullable(nextDueOrNull());
+  }
+
+  /** {@link #nextDue()} without the {@code Optional}s: null for never. */
+  private Instant nextDueOrNull() {
+    Timer next = timers.peek();
+    Instant rule = next == null ? null : next.due();
+    Instant memory = derived.nextDueOrNull();
+    if (rule != null && memory != null) {
+      return rule.isBefore(memory) ? rule : memory;
     }
-    return rule.or(() -> memory);
+    return rule != null ? rule : memory;
   }
 
   /** The derived points' state as JSON, to persist and restore across a restart. */
@@ -559,7 +588,10 @@ public final class Engine {
     int i = 0;
     while (true) {
       Instant nextSample = i < ordered.size() ? ordered.get(i).at() : null;
-      Instant nextTimer = nextDue().filter(due -> !due.isAfter(now)).orElse(null);
+      Instant nextTimer = nextDueOrNull();
+      if (nextTimer != null && nextTimer.isAfter(now)) {
+        nextTimer = null;
+      }
       if (nextSample == null && nextTimer == null) {
         break;
       }
@@ -621,38 +653,32 @@ public final class Engine {
         recheckFlap(timer.point, t);
       }
     }
-    List<Transition> transitions = new ArrayList<>(samples.size());
-    int[] indexes = new int[samples.size()];
-    Transition[] caused = new Transition[samples.size()];
+    if (stepIndexes.length < samples.size()) {
+      stepIndexes = new int[samples.size()];
+      stepCaused = new Transition[samples.size()];
+    }
+    int[] indexes = stepIndexes;
+    Transition[] caused = stepCaused;
     for (int k = 0; k < samples.size(); k++) {
       Sample s = samples.get(k);
       indexes[k] = points.indexOf(s.pointId());
       if (indexes[k] < 0) {
         throw new IllegalArgumentException("unknown point " + s.pointId());
       }
-      Optional<Transition> tr = points.apply(indexes[k], s);
-      if (tr.isPresent()) {
-        caused[k] = tr.get();
-        transitions.add(tr.get());
-      }
+      caused[k] = points.applyOrNull(indexes[k], s.value(), s.quality(), s.at());
     }
     // The watchdog and derived points settle before any rule sees the step.
-    transitions.addAll(derived.step(t, samples, indexes, caused));
+    List<Transition> settled = derived.step(t, samples, indexes, caused);
     out.firings.addAll(derived.drainFirings());
-    for (Transition tr : transitions) {
-      out.transitions.add(tr);
-      int p = points.indexOf(tr.pointId());
-      int[] deps = dependentRules[p];
-      for (int k = 0; k < deps.length; k++) {
-        RuleRuntime r = rules[deps[k]];
-        int flags = tr.qualityChanged() ? QUALITY : 0;
-        if (triggers(r.rule.trigger(), r.inputNames[dependentSlots[p][k]], tr)) {
-          flags |= TRIGGERED;
-        }
-        if (flags != 0) {
-          touch(deps[k], flags);
-        }
+    for (int k = 0; k < samples.size(); k++) {
+      if (caused[k] != null) {
+        out.transitions.add(caused[k]);
+        touchDependents(indexes[k], caused[k]);
       }
+    }
+    for (int k = 0; k < settled.size(); k++) {
+      out.transitions.add(settled.get(k));
+      touchDependents(derived.stepPoint(k), settled.get(k));
     }
     // Rules are visited in rule-set order, each once per step, after every input has settled: no
     // rule sees another rule's claim from the same step.
@@ -664,6 +690,40 @@ public final class Engine {
       visit(rules[idx], t, flags);
     }
     settleArbitration(t);
+  }
+
+  /** Marks the rules that a transition of point {@code p} triggers or whose input quality moved. */
+  private void touchDependents(int p, Transition tr) {
+    int[] deps = dependentRules[p];
+    byte[] kinds = dependentTriggers[p];
+    for (int k = 0; k < deps.length; k++) {
+      int flags = tr.qualityChanged() ? QUALITY : 0;
+      if (kinds[k] == ALWAYS
+          || kinds[k] == CHECK
+              && triggers(
+                  rules[deps[k]].rule.trigger(),
+                  rules[deps[k]].inputNames[dependentSlots[p][k]],
+                  tr)) {
+        flags |= TRIGGERED;
+      }
+      if (flags != 0) {
+        touch(deps[k], flags);
+      }
+    }
+  }
+
+  /** What {@link #triggers} can tell of a rule's input slot before any transition. */
+  private static byte triggerKind(Trigger trigger, String input) {
+    if (trigger instanceof Trigger.OnTransition t) {
+      return t.of().contains(input) ? ALWAYS : NEVER;
+    }
+    if (trigger instanceof Trigger.OnEdge e) {
+      return e.of().equals(input) ? CHECK : NEVER;
+    }
+    if (trigger instanceof Trigger.OnQuality q) {
+      return q.of().equals(input) ? CHECK : NEVER;
+    }
+    return NEVER;
   }
 
   private void touch(int rule, int flags) {

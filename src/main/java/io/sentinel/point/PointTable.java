@@ -1,9 +1,7 @@
 package io.sentinel.point;
 
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -15,7 +13,17 @@ public final class PointTable {
   private final PointState[] states;
   private final boolean[] liveSinceStart;
   private final Instant[] lastSampleAt;
-  private final Map<String, Integer> index = new HashMap<>();
+
+  /**
+   * Point id to position, open addressing with linear probing: the id's hash and position sit in
+   * two int arrays, so a lookup reads one key string instead of a map node, its key and a boxed
+   * position. Slots hold position + 1; 0 is empty. At most half full.
+   */
+  private final int[] slotHash;
+
+  private final int[] slotPosition;
+  private final int slotMask;
+  private final int slotShift;
 
   public PointTable(Registry registry, Instant start) {
     List<PointSpec> all = List.copyOf(registry.points().values());
@@ -23,8 +31,19 @@ public final class PointTable {
     states = new PointState[specs.length];
     liveSinceStart = new boolean[specs.length];
     lastSampleAt = new Instant[specs.length];
+    int slots = Integer.highestOneBit(Math.max(2, specs.length) * 2) * 2;
+    slotHash = new int[slots];
+    slotPosition = new int[slots];
+    slotMask = slots - 1;
+    slotShift = Integer.numberOfLeadingZeros(slots) + 1;
     for (int i = 0; i < specs.length; i++) {
-      index.put(specs[i].id(), i);
+      int h = specs[i].id().hashCode();
+      int s = home(h);
+      while (slotPosition[s] != 0) {
+        s = (s + 1) & slotMask;
+      }
+      slotHash[s] = h;
+      slotPosition[s] = i + 1;
       states[i] = PointState.unknown(start);
     }
   }
@@ -35,8 +54,21 @@ public final class PointTable {
 
   /** The position of a point, or -1 when the registry does not have it. */
   public int indexOf(String pointId) {
-    Integer i = index.get(pointId);
-    return i == null ? -1 : i;
+    int h = pointId.hashCode();
+    for (int s = home(h); slotPosition[s] != 0; s = (s + 1) & slotMask) {
+      if (slotHash[s] == h) {
+        String id = specs[slotPosition[s] - 1].id();
+        if (id == pointId || id.equals(pointId)) {
+          return slotPosition[s] - 1;
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** Fibonacci hashing: the top bits of the product, so that neighbouring hashes spread out. */
+  private int home(int h) {
+    return (h * 0x9E3779B9) >>> slotShift;
   }
 
   public PointSpec spec(int i) {
@@ -99,17 +131,23 @@ public final class PointTable {
 
   /** {@link #apply(Sample)} for a caller that already knows the point's position. */
   public Optional<Transition> apply(int i, Sample sample) {
+    return Optional.ofNullable(applyOrNull(i, sample.value(), sample.quality(), sample.at()));
+  }
+
+  /**
+   * {@link #apply(int, Sample)} without the sample and the {@code Optional}: the transition, or
+   * null for none. For the derived layer, which writes a value per settle.
+   */
+  public Transition applyOrNull(int i, Value value, Quality quality, Instant at) {
     PointSpec spec = specs[i];
-    Value value = sample.value();
     if (value.isPresent() && !spec.type().accepts(value)) {
       throw new IllegalArgumentException(
           "point " + spec.id() + " is " + spec.type().name() + ", sample value is " + value);
     }
-    Quality quality = sample.quality();
     if (value.isPresent() && quality == Quality.LIVE && !spec.inRange(value)) {
       quality = Quality.BAD;
     }
-    lastSampleAt[i] = sample.at();
+    lastSampleAt[i] = at;
     PointState previous = states[i];
     boolean valueChanged = valueChanged(spec, previous.value(), value);
     boolean qualityChanged = previous.quality() != quality;
@@ -117,12 +155,11 @@ public final class PointTable {
       liveSinceStart[i] = true;
     }
     if (!valueChanged && !qualityChanged) {
-      return Optional.empty();
+      return null;
     }
-    PointState current =
-        new PointState(valueChanged ? value : previous.value(), quality, sample.at());
+    PointState current = new PointState(valueChanged ? value : previous.value(), quality, at);
     states[i] = current;
-    return Optional.of(new Transition(spec.id(), previous, current, valueChanged, qualityChanged));
+    return new Transition(spec.id(), previous, current, valueChanged, qualityChanged);
   }
 
   /**
