@@ -233,7 +233,9 @@ public final class LoadGenerator {
         MqttGlobalPublishFilter.ALL,
         p -> online[0] |= new String(p.getPayloadAsBytes(), StandardCharsets.UTF_8).contains("online"));
     probe.subscribeWith().topicFilter("sentinel/" + site + "/status").send().join();
-    await(() -> online[0] || !gateway.isAlive(), Duration.ofSeconds(60));
+    // A first run without SENTINEL_DB_URL unpacks and initialises the embedded PostgreSQL before
+    // the gateway comes online: over a minute on a busy 2-core machine.
+    await(() -> online[0] || !gateway.isAlive(), Duration.ofSeconds(180));
     if (!gateway.isAlive() || !online[0]) {
       throw new IllegalStateException("the gateway did not come online: target/load-gateway.log");
     }
