@@ -127,11 +127,10 @@ public class ApiResource {
   @Path("rules")
   @Produces(MediaType.APPLICATION_JSON)
   public CompletionStage<String> rules() {
-    List<Rule> rules = site().ruleSet().rules();
     return engine(
         e -> {
           JsonArray out = new JsonArray();
-          for (Rule r : rules) {
+          for (Rule r : e.ruleSet().rules()) {
             out.add(Views.rule(r, e.status(r.id()).orElseThrow()));
           }
           return out.encode();
@@ -142,8 +141,7 @@ public class ApiResource {
   @Path("rules/{id}")
   @Produces(MediaType.APPLICATION_JSON)
   public CompletionStage<String> rule(@PathParam("id") String id) {
-    Rule rule = ruleNamed(id);
-    return engine(e -> Views.rule(rule, e.status(id).orElseThrow()).encode());
+    return engine(e -> Views.rule(ruleIn(e, id), e.status(id).orElseThrow()).encode());
   }
 
   // ---- operator requests (bearer token) -----------------------------------------------------
@@ -167,10 +165,10 @@ public class ApiResource {
 
   private CompletionStage<String> resume(String id, String authorization) {
     token.require(authorization);
-    Rule rule = ruleNamed(id);
     EngineLoop loop = loop();
     return loop.operate(
             (e, now) -> {
+              ruleIn(e, id);
               RuleStatus status = e.status(id).orElseThrow();
               if (status.state() != RuleState.SUSPENDED) {
                 throw new ApiError(
@@ -185,7 +183,8 @@ public class ApiResource {
               e.resume(id);
               return id;
             })
-        .thenCompose(x -> loop.inspectEngine(e -> Views.rule(rule, e.status(id).orElseThrow())))
+        .thenCompose(
+            x -> loop.inspectEngine(e -> Views.rule(ruleIn(e, id), e.status(id).orElseThrow())))
         .thenApply(JsonObject::encode);
   }
 
@@ -308,7 +307,7 @@ public class ApiResource {
   static Response validation(String kind, int rules, List<Problem> problems) {
     long errors = problems.stream().filter(Problem::isError).count();
     JsonArray list = new JsonArray();
-    problems.forEach(p -> list.add(Views.problem(p)));
+    problems.forEach(p -> list.add(io.sentinel.mqtt.Payloads.problemJson(p)));
     JsonObject out =
         new JsonObject()
             .put("kind", kind)
@@ -486,9 +485,12 @@ public class ApiResource {
     return site;
   }
 
-  private Rule ruleNamed(String id) {
-    return site()
-        .ruleSet()
+  /**
+   * The rule as the engine runs it: the active revision's, which a push may have replaced since the
+   * site's files were read. On the engine's context.
+   */
+  private static Rule ruleIn(Engine e, String id) {
+    return e.ruleSet()
         .rule(id)
         .orElseThrow(() -> ApiError.notFound("id", "no rule " + id + " in the active rule set"));
   }
@@ -506,7 +508,7 @@ public class ApiResource {
     return Views.point(
         e.points().spec(i),
         e.points().state(i),
-        site().ruleSet().derived().contains(id),
+        e.ruleSet().derived().contains(id),
         Optional.ofNullable(overrides.get(id)));
   }
 

@@ -6,7 +6,6 @@ import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointState;
 import io.sentinel.point.PointType;
 import io.sentinel.point.Value;
-import io.sentinel.rule.Problem;
 import io.sentinel.rule.Rule;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -63,16 +62,5 @@ final class Views {
         .put("file", rule.where().file())
         .put("line", rule.where().line())
         .put("hash", rule.definitionHash());
-  }
-
-  /** A problem as {@code ruleset/status} carries it, with its code. */
-  static JsonObject problem(Problem p) {
-    return new JsonObject()
-        .put("severity", p.severity().wireName())
-        .put("code", p.code())
-        .put("file", p.file())
-        .put("line", p.line())
-        .put("rule", p.rule())
-        .put("message", p.message());
   }
 }

@@ -71,7 +71,7 @@ public final class Arbiter {
     List<Claim> contenders = new ArrayList<>(table.values());
     contenders.sort(ORDER);
     Claim winner = contenders.get(0);
-    String key = contenders.size() == 1 ? "sole" : decidingKey(winner, contenders.get(1));
+    String key = decidingKey(winner, contenders.get(1));
     return new Decision(pointId, Optional.of(winner), Optional.of(winner.value()), contenders, key);
   }
 

@@ -2,10 +2,11 @@ package io.sentinel.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
+import io.sentinel.mqtt.MqttConnection;
+import io.sentinel.mqtt.Topics;
 import io.sentinel.rule.CanonicalBody;
 import io.sentinel.rule.RevisionDocument;
 import io.sentinel.rule.RevisionKeys;
@@ -120,20 +121,22 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       byte[] document, String hash, Duration wait, PrintWriter out, PrintWriter err)
       throws InterruptedException {
     URI url = URI.create(broker.contains("://") ? broker : "tcp://" + broker);
-    String root = "sentinel/" + site + "/";
+    Topics topics = new Topics(site);
     CompletableFuture<JsonNode> status = new CompletableFuture<>();
     Mqtt3AsyncClient client =
-        MqttClient.builder()
-            .useMqttVersion3()
-            .identifier("sentinel-push-" + UUID.randomUUID().toString().substring(0, 8))
-            .serverHost(url.getHost())
-            .serverPort(url.getPort() > 0 ? url.getPort() : 1883)
+        MqttConnection.builder(url, "sentinel-push-" + UUID.randomUUID().toString().substring(0, 8))
             .buildAsync();
     client.publishes(
         MqttGlobalPublishFilter.ALL,
         p -> {
           try {
             JsonNode s = JSON.readTree(p.getPayloadAsBytes());
+            // A retained rejection with this hash is an earlier push's (the same body unsigned,
+            // say): only the gateway's answer to this one counts. A retained "active" is the
+            // answer, since the gateway says nothing new for a revision already active.
+            if (p.isRetain() && !"active".equals(s.path("state").asText())) {
+              return;
+            }
             if (hash.equals(s.path("content_hash").asText())) {
               status.complete(s);
             }
@@ -145,20 +148,20 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       client.connectWith().cleanSession(true).send().get(wait.toMillis(), TimeUnit.MILLISECONDS);
       client
           .subscribeWith()
-          .topicFilter(root + "ruleset/status")
+          .topicFilter(topics.rulesetStatus())
           .qos(MqttQos.AT_LEAST_ONCE)
           .send()
           .get(wait.toMillis(), TimeUnit.MILLISECONDS);
       client
           .publishWith()
-          .topic(root + "ruleset")
+          .topic(topics.ruleset())
           .payload(document)
           .qos(MqttQos.AT_LEAST_ONCE)
           .retain(true)
           .send()
           .get(wait.toMillis(), TimeUnit.MILLISECONDS);
       out.println(
-          "published " + file + " to " + root + "ruleset (retained); waiting for its status");
+          "published " + file + " to " + topics.ruleset() + " (retained); waiting for its status");
       out.flush();
       long published = System.nanoTime();
       JsonNode s = status.get(wait.toMillis(), TimeUnit.MILLISECONDS);
@@ -166,8 +169,8 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
     } catch (TimeoutException e) {
       err.println(
           "sentinel push: no status for this document on "
-              + root
-              + "ruleset/status within "
+              + topics.rulesetStatus()
+              + " within "
               + timeout
               + " (is the gateway of site "
               + site

@@ -351,9 +351,6 @@ public final class CommandPlane {
             && last.ruleId().equals(d.rule);
     // Back where the device was told to be before the waiting value could leave: nothing to send.
     s.waiting = sameAsLast ? null : d;
-    if (d.kind != Command.Kind.PULSE_ON && d.kind != Command.Kind.PULSE_OFF) {
-      s.pulseOffAt = null; // arbitration decides the point again: a pulse in progress is over
-    }
   }
 
   private void dispatch(Slot s, Instant now) {
@@ -418,11 +415,13 @@ public final class CommandPlane {
     s.lastHandedConfirmed = false;
     s.lastHandedAt = now;
     s.convergeTo = null; // a newer command: the older one's convergence no longer matters
+    // The device's pulse ends with the command handed over now, not with one only wanted: a value
+    // that waits (rate interval, driver not ready) leaves a running pulse_max cut-off in place.
+    s.pulseOffAt = pulseEnd;
     if (pulseEnd != null) {
-      s.pulseOffAt = pulseEnd;
       s.pulseBand = d.band;
       s.pulseRule = d.rule;
-      schedule(s.pulseOffAt, s);
+      schedule(pulseEnd, s);
     }
     s.unconfirmed.add(new Sent(c));
     byCommand.put(c.commandId(), s);

@@ -504,6 +504,11 @@ public final class Engine {
     return Map.copyOf(overrides);
   }
 
+  /** Whether any override is in force, without a copy (asked after every pass). */
+  public boolean hasOverrides() {
+    return !overrides.isEmpty();
+  }
+
   /**
    * Takes back the overrides in force before a restart (before the first pass), each with its
    * original end: it claims from the first pass, as if the gateway had not stopped. One that ended

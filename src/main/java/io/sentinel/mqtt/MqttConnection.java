@@ -98,14 +98,8 @@ public final class MqttConnection {
     this.offlineStatus = offlineStatus;
     this.filters = List.copyOf(filters);
     this.listener = listener;
-    URI url = settings.url();
-    boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
     Mqtt3ClientBuilder builder =
-        MqttClient.builder()
-            .useMqttVersion3()
-            .identifier(settings.clientId())
-            .serverHost(url.getHost())
-            .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883)
+        builder(settings.url(), settings.clientId())
             .automaticReconnect()
             .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
             .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
@@ -127,6 +121,27 @@ public final class MqttConnection {
                       .republishIfSessionExpired(false);
                   onDisconnected(ctx.getCause());
                 });
+    this.client = builder.buildAsync();
+    // Registered before connecting: what the broker kept for the session arrives right after
+    // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
+    // message is acknowledged to the broker only when the consumer says so (the gateway: once its
+    // pass is durable in the journal), so a crash before that has the broker deliver it again.
+    client.publishes(MqttGlobalPublishFilter.ALL, inbound, true);
+  }
+
+  /**
+   * A client of the broker at {@code url}: {@code tcp://} (1883 by default), {@code ssl://} or
+   * {@code mqtts://} (TLS, 8883), credentials from {@code user:password@}. The gateway and {@code
+   * sentinel push} reach a broker the same way.
+   */
+  public static Mqtt3ClientBuilder builder(URI url, String clientId) {
+    boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
+    Mqtt3ClientBuilder builder =
+        MqttClient.builder()
+            .useMqttVersion3()
+            .identifier(clientId)
+            .serverHost(url.getHost())
+            .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
     if (tls) {
       builder = builder.sslWithDefaultConfig();
     }
@@ -139,12 +154,7 @@ public final class MqttConnection {
               .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
               .applySimpleAuth();
     }
-    this.client = builder.buildAsync();
-    // Registered before connecting: what the broker kept for the session arrives right after
-    // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
-    // message is acknowledged to the broker only when the consumer says so (the gateway: once its
-    // pass is durable in the journal), so a crash before that has the broker deliver it again.
-    client.publishes(MqttGlobalPublishFilter.ALL, inbound, true);
+    return builder;
   }
 
   /** Connects in the background; failures are retried with backoff. */

@@ -100,6 +100,20 @@ public final class Payloads {
   }
 
   /**
+   * One problem as {@code ruleset/status} and {@code POST /api/v1/rules:validate} carry it: {@code
+   * {"severity", "code", "file", "line", "rule", "message"}}.
+   */
+  public static JsonObject problemJson(io.sentinel.rule.Problem p) {
+    return new JsonObject()
+        .put("severity", p.severity().wireName())
+        .put("code", p.code())
+        .put("file", p.file())
+        .put("line", p.line())
+        .put("rule", p.rule())
+        .put("message", p.message());
+  }
+
+  /**
    * {@code ruleset/status}: {@code {"revision", "state": "active"|"rejected", "active_revision",
    * "content_hash", "problems": [{"severity", "code", "file", "line", "rule", "message"}],
    * "signer", "changes", "ts"}}.
@@ -114,16 +128,7 @@ public final class Payloads {
       Optional<io.sentinel.rule.RuleChanges> changes,
       Instant at) {
     io.vertx.core.json.JsonArray list = new io.vertx.core.json.JsonArray();
-    for (io.sentinel.rule.Problem p : problems) {
-      list.add(
-          new JsonObject()
-              .put("severity", p.severity().wireName())
-              .put("code", p.code())
-              .put("file", p.file())
-              .put("line", p.line())
-              .put("rule", p.rule())
-              .put("message", p.message()));
-    }
+    problems.forEach(p -> list.add(problemJson(p)));
     JsonObject o =
         new JsonObject()
             .put("revision", revision.orElse(null))

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 
@@ -19,9 +18,6 @@ import org.snakeyaml.engine.v2.nodes.Node;
  * serves the gateway's {@code ruleset} topic and {@code POST /api/v1/rules:validate}.
  */
 public final class RevisionDocument {
-  static final Set<String> KEYS =
-      Set.of("revision", "site", "points", "derived", "rules", "signature");
-
   private RevisionDocument() {}
 
   /**
@@ -75,7 +71,8 @@ public final class RevisionDocument {
           documents.get(1), "REV-001", "", "a revision is one document; found a second (---)");
     }
     Node root = documents.get(0);
-    Optional<YamlFile.Fields> maybe = yaml.mapping(root, "revision document", "", KEYS);
+    Optional<YamlFile.Fields> maybe =
+        yaml.mapping(root, "revision document", "", DocumentShapes.REVISION.keys());
     if (maybe.isEmpty()) {
       return rejected(problems, OptionalLong.empty(), Optional.empty(), Optional.empty(), "");
     }

@@ -164,16 +164,19 @@ public record Site(String name, Path dir, RuleSet ruleSet, Basis basis) {
 
   /**
    * Checks the text of one rule file (native or DSL) against this site's registry, derived points
-   * and settings, as {@code sentinel validate FILE} checks a file: the file's rules with each
-   * other, not with the site's other rule files.
+   * and settings as the gateway loaded them (the same {@link #assemble} a revision goes through),
+   * as {@code sentinel validate FILE} checks a file: the file's rules with each other, not with the
+   * site's other rule files.
    */
   public Checked checkRules(String file, String text) {
     Problems problems = new Problems();
-    SiteSettings settings = settings(dir, problems);
-    List<Rule> rules =
-        RuleLoader.load(file, text, ruleSet.registry(), settings, new LinkedHashMap<>(), problems);
-    RuleSetChecks.check(rules, problems);
-    return new Checked(rules, problems.sorted());
+    RuleSet checked =
+        assemble(
+            basis,
+            (registry, settings, generated) ->
+                RuleLoader.load(file, text, registry, settings, generated, problems),
+            problems);
+    return new Checked(checked.rules(), problems.sorted());
   }
 
   /**

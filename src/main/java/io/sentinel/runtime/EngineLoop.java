@@ -165,6 +165,9 @@ public final class EngineLoop {
    * is the device's own timestamp if it sent one: both only go to the log.
    */
   public void offer(Sample sample, String source, Optional<Instant> deviceTime) {
+    if (stopped) {
+      return; // no pass will take it (a stop, or the engine lost): the inbox must not grow
+    }
     inbox.add(new Inbound(observation(sample, source, deviceTime), null));
     wake();
   }
@@ -178,6 +181,9 @@ public final class EngineLoop {
    */
   public void offer(
       List<Sample> samples, String source, Optional<Instant> deviceTime, Runnable ack) {
+    if (stopped) {
+      return; // not acknowledged: the broker delivers it again to the next session
+    }
     if (samples.isEmpty()) {
       ack.run();
       return;
@@ -302,7 +308,8 @@ public final class EngineLoop {
    * Hands the engine over to a new rule set on its own context, between two passes: a pass first
    * brings the engine to now, then the activation's claim changes and decisions go to the log, the
    * command plane and the outputs like a pass's. {@code log} receives the activation before
-   * anything else sees it (the recorder's revision entry). Fails when the loop has stopped.
+   * anything else sees it (the recorder's revision entry). Fails when the loop has stopped or the
+   * engine refused the rule set; once the engine has switched it completes, whatever fails after.
    */
   public CompletableFuture<Engine.Activation> activate(
       io.sentinel.rule.RuleSet next,
@@ -314,11 +321,21 @@ public final class EngineLoop {
             done.completeExceptionally(new IllegalStateException("the engine loop has stopped"));
             return;
           }
+          Instant now;
+          Engine.Activation a;
           try {
             pass();
-            Instant now = engine.clock();
-            Engine.Activation a = engine.activate(next);
-            engine = a.engine();
+            now = engine.clock();
+            a = engine.activate(next);
+          } catch (RuntimeException e) {
+            LOG.errorf(e, "SEN-024 activation of a new rule set failed");
+            done.completeExceptionally(e);
+            return;
+          }
+          // From here the new rule set runs: whatever fails next is said, and the activation
+          // stands.
+          engine = a.engine();
+          try {
             plane.rulesChanged(next);
             try {
               log.accept(now, a);
@@ -328,11 +345,11 @@ public final class EngineLoop {
             PlaneOutput applied = plane.apply(now, a.result());
             logEvents(applied);
             outputs.passed(now, a.result(), applied, 0);
+          } catch (RuntimeException e) {
+            LOG.errorf(e, "SEN-024 the outputs of the activation at %s failed", now);
+          } finally {
             rearm();
             done.complete(a);
-          } catch (RuntimeException e) {
-            LOG.errorf(e, "SEN-024 activation of a new rule set failed");
-            done.completeExceptionally(e);
           }
         });
     return done;

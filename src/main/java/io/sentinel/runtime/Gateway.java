@@ -680,8 +680,11 @@ public class Gateway {
     if (topic.equals(topics.ruleset())) {
       RulesetTopic r = rulesetTopic;
       if (r != null) {
-        r.offer(publish.getPayloadAsBytes(), publish::acknowledge);
+        r.offer(publish.getPayloadAsBytes());
       }
+      // At once: the document is retained, and every start subscribes again and gets it again, so
+      // holding this acknowledgement over the decision and its database writes protects nothing.
+      publish.acknowledge();
       return;
     }
     IngestDecoder.Decoded decoded = decoder.decode(topic, publish.getPayloadAsBytes(), at);

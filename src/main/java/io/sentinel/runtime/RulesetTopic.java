@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -96,17 +97,9 @@ final class RulesetTopic implements AutoCloseable {
   }
 
   /** Any thread (the MQTT client's): queues a document for its turn. */
-  /**
-   * Takes one document; {@code ack} releases its MQTT message once it has been decided (activated
-   * and stored, or rejected and said), so a gateway that dies before that gets it again.
-   */
-  void offer(byte[] payload, Runnable ack) {
+  void offer(byte[] payload) {
     try {
-      worker.execute(
-          () -> {
-            handle(payload);
-            ack.run();
-          });
+      worker.execute(() -> handle(payload));
     } catch (RejectedExecutionException e) {
       LOG.debugf("revision arrived while the gateway stops: left for the next start");
     }
@@ -184,6 +177,21 @@ final class RulesetTopic implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits for the engine to take a revision, however long: once queued on the engine's context it
+   * runs (or fails because the loop stopped), and giving up early would report a revision rejected
+   * that the engine then runs. A stop interrupts the wait.
+   */
+  private static void awaitActivation(CompletableFuture<?> activation, long revision)
+      throws InterruptedException, java.util.concurrent.ExecutionException {
+    try {
+      activation.get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.warnf("SEN-039 revision %d: the engine has not taken it after 30 s; waiting", revision);
+      activation.get();
+    }
+  }
+
   private void activate(RevisionGate.Accept a, String document) throws InterruptedException {
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("source", "push");
@@ -196,11 +204,12 @@ final class RulesetTopic implements AutoCloseable {
     detail.put("added", a.changes().added());
     detail.put("removed", a.changes().removed());
     try {
-      loop.activate(
+      awaitActivation(
+          loop.activate(
               a.ruleSet(),
-              (now, activation) -> recorder.activated(now, activation, a.revision(), detail))
-          .get(30, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+              (now, activation) -> recorder.activated(now, activation, a.revision(), detail)),
+          a.revision());
+    } catch (java.util.concurrent.ExecutionException e) {
       Problems p = new Problems();
       p.error("REV-098", topics.ruleset(), 0, "", "the engine did not take the revision: " + e);
       reject(

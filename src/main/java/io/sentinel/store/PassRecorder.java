@@ -87,7 +87,8 @@ public final class PassRecorder {
     // restored after a restart may have no claim to change.
     boolean heldChanged =
         hasLatches && !result.claimChanges().isEmpty() && !engine.latchedRules().equals(lastLatches)
-            || !engine.overrides().equals(lastOverrides);
+            || (engine.hasOverrides() || !lastOverrides.isEmpty())
+                && !engine.overrides().equals(lastOverrides);
     if (heldChanged
         || ((hasDerived || hasLatches) && !now.isBefore(lastSnapshot.plus(snapshotEvery)))) {
       snapshot(now);
@@ -108,7 +109,7 @@ public final class PassRecorder {
 
   /** Offers the derived state, the latches and the overrides now (also at a clean stop). */
   public void snapshot(Instant now) {
-    if (hasDerived || hasLatches || !engine.overrides().isEmpty() || !lastOverrides.isEmpty()) {
+    if (hasDerived || hasLatches || engine.hasOverrides() || !lastOverrides.isEmpty()) {
       lastSnapshot = now;
       lastLatches = engine.latchedRules();
       lastOverrides = engine.overrides();

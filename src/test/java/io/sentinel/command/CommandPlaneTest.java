@@ -37,6 +37,8 @@ class CommandPlaneTest {
                               release_value: false }
                     valve: { type: number, unit: "%", direction: inout, deadband: 1 }
                     strike: { type: bool, direction: out, pulse_max: 5s, release_value: false }
+                    gate: { type: bool, direction: out, pulse_max: 5s, release_value: false,
+                            command_rate: { min_interval: 2s } }
                   """),
               List.of()),
           spec -> driver,
@@ -241,6 +243,25 @@ class CommandPlaneTest {
     assertThat(driver.sent).hasSize(1);
     plane.tick(T0.plusSeconds(5));
     plane.tick(T0.plusSeconds(60));
+
+    assertThat(driver.sent)
+        .extracting(Command::kind, Command::value, Command::at)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(Command.Kind.ASSERT, Value.TRUE, T0),
+            org.assertj.core.groups.Tuple.tuple(
+                Command.Kind.PULSE_OFF, Value.FALSE, T0.plusSeconds(5)));
+  }
+
+  @Test
+  void pulseMax_aReleaseThatNeverLeft_doesNotCancelTheCutOff() {
+    apply(T0, decisions(assertion("gate", true, Band.OPERATOR, "hold")));
+    // The release waits for the rate interval, and the same claim is back before it could leave:
+    // nothing more is sent, and the gate is still energised since T0.
+    apply(T0.plusMillis(500), decisions(release("gate", Optional.of(Value.FALSE))));
+    apply(T0.plusMillis(900), decisions(assertion("gate", true, Band.OPERATOR, "hold")));
+    plane.tick(T0.plusSeconds(3));
+    assertThat(driver.sent).hasSize(1);
+    plane.tick(T0.plusSeconds(5));
 
     assertThat(driver.sent)
         .extracting(Command::kind, Command::value, Command::at)

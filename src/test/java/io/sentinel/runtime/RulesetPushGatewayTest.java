@@ -91,11 +91,14 @@ class RulesetPushGatewayTest {
     device.publish("zigbee2mqtt/boiler-flow", "{\"temperature\": 42}");
     device.publish(broker.topic("points/boiler.ch1.demand"), "false");
     assertThat(awaitCommands(PUMP, 1).get(0).json().getValue("value")).isEqualTo(true);
+    String hashBefore = apiRuleHash("pump-run-on");
 
     Push push = push(doc(start + 1, RULES.replace("flow.value > 35", "flow.value > 45")), "ops");
     assertThat(push.exit()).as(push.output()).isZero();
     assertThat(push.output()).contains("revision " + (start + 1) + " active (signed by ops)");
     assertThat(gateway.activeRevision()).isEqualTo(start + 1);
+    // The HTTP API shows the rule as the engine now runs it, not as the site's files have it.
+    assertThat(apiRuleHash("pump-run-on")).isNotEqualTo(hashBefore);
 
     // The changed rule decides again from the activation: 42 degC is no longer hot enough.
     JsonObject released = awaitCommands(PUMP, 2).get(1).json();
@@ -429,5 +432,13 @@ class RulesetPushGatewayTest {
     List<List<String>> rows = broker.database().rows(AUDIT_REVISIONS);
     assertThat(rows).hasSize(count);
     return rows;
+  }
+
+  private static String apiRuleHash(String rule) {
+    return io.restassured.RestAssured.get("/api/v1/rules/" + rule)
+        .then()
+        .statusCode(200)
+        .extract()
+        .path("hash");
   }
 }
