@@ -140,6 +140,33 @@ public final class EngineLoop {
   }
 
   /**
+   * Calls {@code beat} on the engine's context once the passes queued before it have run (so after
+   * the first pass when called after {@link #start}), then every {@code every} while the loop takes
+   * passes. A pass that hangs holds the context and so the beat; a stopped or lost engine beats no
+   * more. For the service manager's watchdog (SystemdNotify, docs/deployment.md).
+   */
+  public void heartbeat(Optional<Duration> every, Runnable beat) {
+    context.runOnContext(
+        v -> {
+          if (stopped) {
+            return;
+          }
+          beat.run();
+          every.ifPresent(
+              period ->
+                  vertx.setPeriodic(
+                      Math.max(1, period.toMillis()),
+                      id -> {
+                        if (stopped) {
+                          vertx.cancelTimer(id);
+                        } else {
+                          beat.run();
+                        }
+                      }));
+        });
+  }
+
+  /**
    * Stops taking passes; {@code last} runs on the engine's context after the last pass (the final
    * snapshot for the store). Completes once it has run.
    */

@@ -164,6 +164,7 @@ public class Gateway {
   private IngestDecoder decoder;
   private GatewayMetrics metrics;
   private volatile boolean running;
+  private Optional<SystemdNotify> notifier = Optional.empty();
 
   void onStart(@Observes StartupEvent event) {
     try {
@@ -368,6 +369,12 @@ public class Gateway {
             started,
             metrics);
     loop.start();
+    notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
+    notifier.ifPresent(
+        n ->
+            loop.heartbeat(
+                n.beatEvery(),
+                () -> n.beat("site " + topics.site() + ", revision " + activeRevision())));
     if (gpio != null) {
       gpio.engineStarted(loop, gpioEngineTimeout, () -> running = false);
     }
@@ -387,6 +394,7 @@ public class Gateway {
 
   private synchronized void stop() {
     running = false;
+    notifier.ifPresent(SystemdNotify::stopping);
     if (rulesetTopic != null) {
       rulesetTopic.close();
       rulesetTopic = null;

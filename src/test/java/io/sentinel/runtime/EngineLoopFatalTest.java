@@ -35,12 +35,29 @@ class EngineLoopFatalTest {
 
   @Test
   void errorInAPass_fatalHandlerHearsIt_noFurtherPass() throws Exception {
+    AtomicInteger passes = new AtomicInteger();
+    EngineLoop loop = failingAtSecondPass(vertx, passes);
+    InstantSource clock = InstantSource.system();
+    CompletableFuture<Throwable> fatal = new CompletableFuture<>();
+    loop.onFatal(fatal::complete);
+    loop.start();
+    await().until(() -> passes.get() == 1);
+
+    loop.offer(Sample.live("a", Value.TRUE, clock.instant()), "test", Optional.empty());
+
+    assertThat(fatal.get()).isInstanceOf(StackOverflowError.class);
+    loop.offer(Sample.live("a", Value.FALSE, clock.instant()), "test", Optional.empty());
+    Thread.sleep(200);
+    assertThat(passes.get()).isEqualTo(2);
+  }
+
+  /** A loop over one bool input {@code a} whose second pass throws an Error; counts passes. */
+  static EngineLoop failingAtSecondPass(Vertx vertx, AtomicInteger passes) {
     RuleSet ruleSet =
         new RuleSet(YamlRegistry.of("points:\n  a: { type: bool, direction: in }\n"), List.of());
     InstantSource clock = InstantSource.system();
     Engine engine = new Engine(ruleSet, clock.instant(), StartMode.COLD);
     CommandPlane plane = new CommandPlane(ruleSet, spec -> null, CommandSettings.DEFAULT, "t");
-    AtomicInteger passes = new AtomicInteger();
     EngineLoop loop =
         new EngineLoop(
             vertx,
@@ -61,16 +78,6 @@ class EngineLoopFatalTest {
               }
               return -1;
             });
-    CompletableFuture<Throwable> fatal = new CompletableFuture<>();
-    loop.onFatal(fatal::complete);
-    loop.start();
-    await().until(() -> passes.get() == 1);
-
-    loop.offer(Sample.live("a", Value.TRUE, clock.instant()), "test", Optional.empty());
-
-    assertThat(fatal.get()).isInstanceOf(StackOverflowError.class);
-    loop.offer(Sample.live("a", Value.FALSE, clock.instant()), "test", Optional.empty());
-    Thread.sleep(200);
-    assertThat(passes.get()).isEqualTo(2);
+    return loop;
   }
 }
