@@ -215,7 +215,11 @@ public final class LoadGenerator {
   private static Process startGateway(Options o, String site, Path siteDir) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(Arrays.asList(o.gatewayJavaOpts.trim().split("\\s+")));
+    // The gateway's one definition of its JVM options (docs/deployment.md, "The edge JVM").
+    command.add("@" + Path.of("src/main/jvm/edge.options").toAbsolutePath());
+    if (!o.gatewayJavaOpts.isBlank()) {
+      command.addAll(Arrays.asList(o.gatewayJavaOpts.trim().split("\\s+")));
+    }
     command.addAll(List.of("-jar", o.jar, "run", "--site", siteDir.toString()));
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().put("SENTINEL_MQTT_URL", o.broker);
@@ -445,9 +449,8 @@ public final class LoadGenerator {
   static final class Options {
     String broker = "tcp://127.0.0.1:1883";
     String jar = "target/quarkus-app/quarkus-run.jar";
-    String gatewayJavaOpts =
-        "-Xms16m -Xmx48m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m"
-            + " -Xss512k -XX:MaxDirectMemorySize=24m";
+    /** Added after the edge JVM's options (src/main/jvm/edge.options), which they override. */
+    String gatewayJavaOpts = "";
     int[] rates = {2_000, 5_000, 10_000};
     int seconds = 20;
     int warmupSeconds = 10;
