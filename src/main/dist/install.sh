@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --no-start) start=no; shift ;;
     --uninstall) action=uninstall; shift ;;
     --purge) purge=yes; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done

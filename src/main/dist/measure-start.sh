@@ -27,7 +27,7 @@ while [[ $# -gt 0 ]]; do
     --settle) settle="$2"; shift 2 ;;
     --site) site="$2"; shift 2 ;;
     --jar) jar="$2"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "measure-start: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
