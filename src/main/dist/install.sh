@@ -54,10 +54,11 @@ say() { echo "install.sh: $*"; }
 # exactly that: users, groups and parent folders that did not exist before.
 note() { grep -qxF "$1" "$manifest" 2>/dev/null || echo "$1" >> "$manifest"; }
 mkdirs() { # mkdirs MODE DIR...: creates each missing folder and its missing parents, noting them
-  local mode="$1" d missing
+  local mode="$1" want d missing
   shift
-  for d in "$@"; do
+  for want in "$@"; do
     missing=()
+    d="$want"
     while [[ ! -e "$d" && "$d" != "$r" ]]; do missing=("$d" "${missing[@]}"); d="$(dirname "$d")"; done
     for d in "${missing[@]}"; do mkdir -m "$mode" "$d"; pending_dirs+=("$d"); done
   done
@@ -144,8 +145,10 @@ ENV
     if [[ $live == yes ]]; then
       systemctl daemon-reload
       systemctl enable sentinel.service
-      command -v udevadm >/dev/null && udevadm control --reload && udevadm trigger --subsystem-match=gpio || true
-      [[ $start == yes ]] && systemctl restart sentinel.service
+      if command -v udevadm >/dev/null; then
+        udevadm control --reload && udevadm trigger --subsystem-match=gpio || say "udevadm failed: replug or reboot for the gpio rule"
+      fi
+      if [[ $start == yes ]]; then systemctl restart sentinel.service; fi
     else
       [[ -d "$r/etc/systemd/system/multi-user.target.wants" ]] || note "dir /etc/systemd/system/multi-user.target.wants"
       systemctl --root="$root" --quiet enable sentinel.service
@@ -165,18 +168,18 @@ uninstall_all() {
     fi
   fi
   rm -f "$unit" "$udev_rule"
-  [[ $live == yes ]] && command -v systemctl >/dev/null && systemctl daemon-reload
+  if [[ $live == yes ]] && command -v systemctl >/dev/null; then systemctl daemon-reload; fi
   rm -rf "$opt"
   local e
   for e in "${entries[@]}"; do
     case "$e" in
       "user sentinel") userdel "${shadow_opts[@]}" sentinel 2>/dev/null || true
         # userdel leaves the user's own group when another user is in it; it is ours all the same
-        has_group sentinel && groupdel "${shadow_opts[@]}" sentinel || true ;;
-      "group gpio") has_group gpio && groupdel "${shadow_opts[@]}" gpio || true ;;
+        if has_group sentinel; then groupdel "${shadow_opts[@]}" sentinel; fi ;;
+      "group gpio") if has_group gpio; then groupdel "${shadow_opts[@]}" gpio; fi ;;
     esac
   done
-  [[ $purge == yes ]] && rm -rf "$etc" "$data"
+  if [[ $purge == yes ]]; then rm -rf "$etc" "$data"; fi
   # Folders this script created, deepest first, if they are empty now; those still holding the
   # kept site or data stay in the manifest for a later --purge.
   local i kept=()
