@@ -40,7 +40,6 @@ public final class RuleLoader {
   static final Pattern RULE_ID = Pattern.compile(DocumentShapes.ID_PATTERN);
   private static final Pattern DEADLINE = Pattern.compile("deadline\\((.*)\\)");
   private static final Pattern ASSERT = Pattern.compile("assert\\((.*)\\)");
-  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([^}]*?)\\s*}}");
   // The keys each mapping takes: declared once, in DocumentShapes (also the JSON Schema's source).
   private static final Set<String> RULE_KEYS = DocumentShapes.RULE.keys();
   private static final Map<String, Set<String>> TRIGGER_KEYS =
@@ -601,10 +600,8 @@ public final class RuleLoader {
         }
       }
       Node message = a.get("message").orElse(item);
-      Matcher m = PLACEHOLDER.matcher(fields.getOrDefault("message", ""));
-      while (m.find()) {
-        String name = m.group(1);
-        if (!placeholderKnown(name, fields, inputs)) {
+      for (String name : MessageTemplate.names(fields.getOrDefault("message", ""))) {
+        if (MessageTemplate.parse(name, fields.keySet(), inputs.keySet()).isEmpty()) {
           yaml.error(
               message,
               "RULE-063",
@@ -651,17 +648,6 @@ public final class RuleLoader {
     return cooldown.map(
         c ->
             new ActionSpec(kind.get(), c, fields, new SourceRef(yaml.file(), YamlFile.line(item))));
-  }
-
-  private static boolean placeholderKnown(
-      String name, Map<String, String> fields, Map<String, PointSpec> inputs) {
-    if (name.equals("rule") || fields.containsKey(name)) {
-      return true;
-    }
-    int dot = name.lastIndexOf('.');
-    return dot > 0
-        && inputs.containsKey(name.substring(0, dot))
-        && (name.endsWith(".value") || name.endsWith(".quality"));
   }
 
   Optional<InputLoss> inputLoss(Fields f, String id, List<ClaimSpec> claims) {

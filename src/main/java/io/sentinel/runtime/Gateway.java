@@ -29,7 +29,7 @@ import io.sentinel.rule.RevisionKeys;
 import io.sentinel.rule.Site;
 import io.sentinel.store.Journal;
 import io.sentinel.store.PassRecorder;
-import io.sentinel.store.RestoredState;
+import io.sentinel.engine.RestartState;
 import io.sentinel.store.Revisions;
 import io.sentinel.store.Store;
 import io.sentinel.store.StoreConfig;
@@ -306,7 +306,7 @@ public class Gateway {
       warnAboutGpio();
     }
     Engine engine = new Engine(active.ruleSet(), started, StartMode.COLD, limits);
-    RestoredState kept = restore(engine);
+    RestartState kept = restore(engine);
     recorder =
         new PassRecorder(
             store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
@@ -593,9 +593,9 @@ public class Gateway {
    * Last values (quality restored), derived state, latches and cooldowns into the cold engine,
    * before its first pass. What no longer fits the site is named and left out.
    */
-  private RestoredState restore(Engine engine) {
+  private RestartState restore(Engine engine) {
     try {
-      RestoredState kept = store.restore();
+      RestartState kept = store.restore();
       kept.applyTo(engine).forEach(note -> LOG.warnf("SEN-DB-052 %s", note));
       LOG.infof(
           "SEN-DB-053 restored %d point values, %d cooldowns, %d latches, %d of %d operator"

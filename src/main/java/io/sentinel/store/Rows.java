@@ -5,6 +5,7 @@ import io.sentinel.arbitration.Claim;
 import io.sentinel.arbitration.Decision;
 import io.sentinel.audit.AuditRecord;
 import io.sentinel.engine.ActionFired;
+import io.sentinel.engine.ActionId;
 import io.sentinel.engine.ClaimChange;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.OperatorOverride;
@@ -71,13 +72,13 @@ final class Rows {
               a.ruleId(),
               a.kind(),
               write(new java.util.TreeMap<>(a.fields()))));
-      String[] id = a.id().split("/");
       out.add(
           row(
               Table.ACTION_COOLDOWNS,
               s,
               a.ruleId(),
-              id.length >= 3 ? id[id.length - 2] : "0",
+              Integer.toString(
+                  ActionId.parse(a.id()).map(ActionId::index).orElse(0)),
               text(a.at()),
               a.id()));
     }

@@ -6,6 +6,7 @@ import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.PassResult;
+import io.sentinel.engine.RestartState;
 import io.sentinel.engine.RuleState;
 import io.sentinel.engine.RuleStatus;
 import io.sentinel.point.Quality;
@@ -95,20 +96,12 @@ public final class FixtureRunner {
   }
 
   /**
-   * A restart as the gateway does one: a new engine, cold, with every point's last value restored
-   * (quality restored), the derived points' state and the latches taken back.
+   * A restart as the gateway does one: a new engine, cold, taking back what the log holds of the
+   * engine it replaces ({@link RestartState}).
    */
   private Engine restarted(Engine before, Instant at) {
     Engine after = new Engine(ruleSet, at, io.sentinel.engine.StartMode.COLD, limits);
-    for (String id : ruleSet.registry().points().keySet()) {
-      before
-          .points()
-          .state(id)
-          .filter(s -> s.value().isPresent())
-          .ifPresent(s -> after.points().restore(id, s.value(), at));
-    }
-    after.restoreDerived(before.derivedSnapshot());
-    after.restoreLatches(before.latchedRules());
+    RestartState.of(before).applyTo(after);
     return after;
   }
 
