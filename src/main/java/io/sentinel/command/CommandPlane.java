@@ -12,7 +12,6 @@ import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
 import io.sentinel.rule.Rule;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.YamlFile;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -115,47 +114,18 @@ public final class CommandPlane {
       }
     }
     Set<Slot> touched = new LinkedHashSet<>();
-    for (Decision d : decisions) {
-      Slot s = slots.get(d.pointId());
+    PassResult asked =
+        new PassResult(List.of(), List.of(), decisions, actions, List.of(), List.of());
+    for (CommandRequest r :
+        CommandRequest.of(now, asked, id -> Optional.ofNullable(ruleBands.get(id)))) {
+      Slot s = slots.get(r.pointId());
       if (s == null) {
         continue;
       }
-      s.decided = d.value();
-      Command.Kind kind = d.winner().isPresent() ? Command.Kind.ASSERT : Command.Kind.RELEASE;
-      want(
-          s,
-          new Desired(
-              d.value().orElse(Value.ABSENT),
-              kind,
-              d.winner().map(w -> w.band()),
-              d.winner().map(w -> w.ruleId()),
-              Duration.ZERO),
-          now);
-      touched.add(s);
-    }
-    for (ActionFired a : actions) {
-      if (a.kind().equals("fade")) {
-        fade(a, now).ifPresent(touched::add);
-        continue;
+      if (r.kind() == Command.Kind.ASSERT || r.kind() == Command.Kind.RELEASE) {
+        s.decided = r.value().isPresent() ? Optional.of(r.value()) : Optional.empty();
       }
-      if (!a.kind().equals("pulse")) {
-        continue;
-      }
-      Slot s = slots.get(a.fields().getOrDefault("point", ""));
-      Optional<Duration> duration =
-          Optional.ofNullable(a.fields().get("duration")).flatMap(YamlFile::parseDuration);
-      if (s == null || duration.isEmpty()) {
-        continue; // the loader guarantees both; a bad action is not the plane's to invent
-      }
-      want(
-          s,
-          new Desired(
-              Value.TRUE,
-              Command.Kind.PULSE_ON,
-              Optional.ofNullable(ruleBands.get(a.ruleId())),
-              Optional.of(a.ruleId()),
-              duration.get()),
-          now);
+      want(s, new Desired(r.value(), r.kind(), r.band(), r.ruleId(), r.length()), now);
       touched.add(s);
     }
     for (Slot s : touched) {
@@ -163,27 +133,6 @@ public final class CommandPlane {
       reviewInterlock(s, now);
     }
     return flush();
-  }
-
-  /** A fade action becomes a command carrying its target value and ramp. */
-  private Optional<Slot> fade(ActionFired a, Instant now) {
-    Slot s = slots.get(a.fields().getOrDefault("point", ""));
-    Optional<Duration> over =
-        Optional.ofNullable(a.fields().get("over")).flatMap(YamlFile::parseDuration);
-    String target = a.fields().get("value");
-    if (s == null || over.isEmpty() || target == null) {
-      return Optional.empty(); // the loader guarantees all three
-    }
-    want(
-        s,
-        new Desired(
-            Value.of(Double.parseDouble(target)),
-            Command.Kind.FADE,
-            Optional.ofNullable(ruleBands.get(a.ruleId())),
-            Optional.of(a.ruleId()),
-            over.get()),
-        now);
-    return Optional.of(s);
   }
 
   /**

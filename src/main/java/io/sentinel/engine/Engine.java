@@ -413,8 +413,8 @@ public final class Engine {
   }
 
   /**
-   * Rules are visited in rule-set order, each once per step, after every input has settled: no
-   * rule sees another rule's claim from the same step.
+   * Rules are visited in rule-set order, each once per step, after every input has settled: no rule
+   * sees another rule's claim from the same step.
    */
   void visitTouched(Instant t) {
     int count = triggers.sortTouched();

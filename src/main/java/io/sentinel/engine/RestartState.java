@@ -13,8 +13,8 @@ import java.util.TreeSet;
  * What a restart takes back, the one definition the gateway (read from the store) and the fixture
  * runner (taken from the engine it stops) share: each point's last value (restored with quality
  * {@code restored}, which no rule counts as live), the derived points' last state, the DSL's
- * latches that had not been released, the operator overrides in force and each action's last
- * firing (its cooldown).
+ * latches that had not been released, the operator overrides in force and each action's last firing
+ * (its cooldown).
  */
 public record RestartState(
     List<PointValue> values,

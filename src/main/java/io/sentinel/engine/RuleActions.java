@@ -33,20 +33,13 @@ final class RuleActions {
       fields.computeIfPresent("message", (k, m) -> render(m, r, spec));
       out.actions.add(
           new ActionFired(
-              new ActionId(r.rule.id(), a, seq).toString(),
-              r.rule.id(),
-              spec.kind(),
-              fields,
-              t));
+              new ActionId(r.rule.id(), a, seq).toString(), r.rule.id(), spec.kind(), fields, t));
     }
   }
 
   private static String render(String template, RuleRuntime r, ActionSpec spec) {
     return MessageTemplate.render(
-        template,
-        spec.fields().keySet(),
-        r.rule.inputs().keySet(),
-        p -> fill(p, r, spec));
+        template, spec.fields().keySet(), r.rule.inputs().keySet(), p -> fill(p, r, spec));
   }
 
   private static String fill(MessageTemplate.Placeholder p, RuleRuntime r, ActionSpec spec) {

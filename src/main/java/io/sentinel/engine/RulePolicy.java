@@ -153,8 +153,7 @@ final class RulePolicy {
     boolean levelTriggered =
         r.rule.trigger() instanceof Trigger.OnTransition
             || r.rule.trigger() instanceof Trigger.OnInterval;
-    if ((flags & Triggers.TRIGGERED) == 0
-        && !((flags & Triggers.FORCED) != 0 && levelTriggered)) {
+    if ((flags & Triggers.TRIGGERED) == 0 && !((flags & Triggers.FORCED) != 0 && levelTriggered)) {
       return;
     }
     evaluate(r, t);

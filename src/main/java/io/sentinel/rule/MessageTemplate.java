@@ -40,8 +40,8 @@ public final class MessageTemplate {
   }
 
   /**
-   * What {@code name} stands for in an action with these fields, of a rule with these inputs;
-   * empty when it is none of them (the loader's RULE-063).
+   * What {@code name} stands for in an action with these fields, of a rule with these inputs; empty
+   * when it is none of them (the loader's RULE-063).
    */
   public static Optional<Placeholder> parse(String name, Set<String> fields, Set<String> inputs) {
     if (name.equals("rule")) {
@@ -64,10 +64,7 @@ public final class MessageTemplate {
    * loader refuses those) is left as written.
    */
   public static String render(
-      String template,
-      Set<String> fields,
-      Set<String> inputs,
-      Function<Placeholder, String> fill) {
+      String template, Set<String> fields, Set<String> inputs, Function<Placeholder, String> fill) {
     Matcher m = PLACEHOLDER.matcher(template);
     StringBuilder b = new StringBuilder();
     while (m.find()) {

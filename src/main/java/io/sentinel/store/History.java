@@ -66,6 +66,9 @@ public final class History {
                         + " FROM decisions WHERE at >= $1::text::timestamptz AND at <= $2::text::timestamptz"
                         + " UNION ALL SELECT at, fields->>'point', 'pulse', 'true', rule_id, NULL,"
                         + " fields->>'duration', seq FROM actions WHERE kind = 'pulse' AND"
+                        + " at >= $1::text::timestamptz AND at <= $2::text::timestamptz"
+                        + " UNION ALL SELECT at, fields->>'point', 'fade', fields->>'value', rule_id,"
+                        + " NULL, fields->>'over', seq FROM actions WHERE kind = 'fade' AND"
                         + " at >= $1::text::timestamptz AND at <= $2::text::timestamptz ORDER BY at, seq")
                 .execute(Tuple.of(from.toString(), to.toString())))) {
       commands.add(

@@ -1,7 +1,7 @@
 package io.sentinel.store;
 
-import io.sentinel.engine.RestartState;
 import io.sentinel.engine.OperatorOverride;
+import io.sentinel.engine.RestartState;
 import io.sentinel.journal.JournalJson;
 import io.sentinel.point.Value;
 import io.vertx.sqlclient.Pool;
@@ -17,8 +17,8 @@ import java.util.TreeSet;
 
 /**
  * Reads what a restart takes back ({@link RestartState}, defined in the core) from the log: the
- * points' last values, the newest derived snapshot with its latches and overrides, and the
- * actions' last firings.
+ * points' last values, the newest derived snapshot with its latches and overrides, and the actions'
+ * last firings.
  */
 public final class RestartReader {
   private RestartReader() {}
@@ -30,7 +30,9 @@ public final class RestartReader {
         db.await(
             pool.query("SELECT point_id, value::text AS v, since FROM point_values").execute())) {
       Value v = JournalJson.value(parse(r.getString("v"))).orElse(Value.ABSENT);
-      values.add(new RestartState.PointValue(r.getString("point_id"), v, instant(r.getOffsetDateTime("since"))));
+      values.add(
+          new RestartState.PointValue(
+              r.getString("point_id"), v, instant(r.getOffsetDateTime("since"))));
     }
     Optional<String> snapshot = Optional.empty();
     Set<String> latched = new TreeSet<>();

@@ -77,8 +77,7 @@ final class Rows {
               Table.ACTION_COOLDOWNS,
               s,
               a.ruleId(),
-              Integer.toString(
-                  ActionId.parse(a.id()).map(ActionId::index).orElse(0)),
+              Integer.toString(ActionId.parse(a.id()).map(ActionId::index).orElse(0)),
               text(a.at()),
               a.id()));
     }
