@@ -14,13 +14,12 @@ import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.RestartState;
 import io.sentinel.engine.StartMode;
-import io.sentinel.journal.Observation;
 import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.mqtt.IngestDecoder;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.MqttDriver;
-import io.sentinel.mqtt.Payloads;
 import io.sentinel.mqtt.Topics;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
 import io.sentinel.rule.Problem;
@@ -33,6 +32,7 @@ import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Revisions;
 import io.sentinel.store.Store;
 import io.sentinel.store.StoreConfig;
+import io.sentinel.wire.Payloads;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -701,7 +701,9 @@ public class Gateway {
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());
-      mqtt.publishEvent(topics.events("ingest-rejected"), Payloads.rejection(r, at));
+      mqtt.publishEvent(
+          topics.events("ingest-rejected"),
+          Payloads.rejection(r.reason().wireName(), r.topic(), r.pointId(), r.message(), at));
       warnRarely(r);
     }
   }
@@ -732,6 +734,11 @@ public class Gateway {
 
   public Topics topics() {
     return topics;
+  }
+
+  /** The site's name, as its topics and revisions carry it. */
+  public String siteName() {
+    return topics.site();
   }
 
   public Site site() {

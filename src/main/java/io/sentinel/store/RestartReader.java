@@ -2,8 +2,8 @@ package io.sentinel.store;
 
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.RestartState;
-import io.sentinel.journal.JournalJson;
 import io.sentinel.point.Value;
+import io.sentinel.wire.PassLogJson;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import java.time.Duration;
@@ -29,7 +29,7 @@ public final class RestartReader {
     for (Row r :
         db.await(
             pool.query("SELECT point_id, value::text AS v, since FROM point_values").execute())) {
-      Value v = JournalJson.value(parse(r.getString("v"))).orElse(Value.ABSENT);
+      Value v = PassLogJson.value(parse(r.getString("v"))).orElse(Value.ABSENT);
       values.add(
           new RestartState.PointValue(
               r.getString("point_id"), v, instant(r.getOffsetDateTime("since"))));
@@ -65,7 +65,7 @@ public final class RestartReader {
   private static OperatorOverride override(com.fasterxml.jackson.databind.JsonNode o) {
     return new OperatorOverride(
         o.path("point").asText(),
-        JournalJson.value(o.get("value")).orElse(Value.ABSENT),
+        PassLogJson.value(o.get("value")).orElse(Value.ABSENT),
         Instant.parse(o.path("until").asText()),
         o.path("by").asText(),
         o.path("reason").asText());

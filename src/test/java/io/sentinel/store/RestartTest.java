@@ -8,7 +8,7 @@ import io.sentinel.engine.PassResult;
 import io.sentinel.engine.RestartState;
 import io.sentinel.engine.RuleState;
 import io.sentinel.engine.StartMode;
-import io.sentinel.journal.Observation;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;

@@ -1,4 +1,4 @@
-package io.sentinel.journal;
+package io.sentinel.passlog;
 
 import io.sentinel.command.Command;
 import io.sentinel.command.CommandRequest;
