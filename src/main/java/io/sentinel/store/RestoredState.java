@@ -33,6 +33,61 @@ public record RestoredState(
 
   public record Cooldown(String ruleId, int actionIndex, Instant lastFired) {}
 
+  /** Nothing to restore (a first start, or PostgreSQL away with an empty journal). */
+  public static final RestoredState NONE =
+      new RestoredState(List.of(), Optional.empty(), Set.of(), List.of(), List.of());
+
+  /**
+   * This state with the journal's newer rows on top (point values and cooldowns by key, the
+   * snapshot whole): the records PostgreSQL had not taken when the gateway stopped.
+   */
+  RestoredState overlaid(List<io.sentinel.store.Row> newer) {
+    if (newer.isEmpty()) {
+      return this;
+    }
+    java.util.Map<String, PointValue> byPoint = new java.util.LinkedHashMap<>();
+    values.forEach(v -> byPoint.put(v.pointId(), v));
+    java.util.Map<String, Cooldown> byAction = new java.util.LinkedHashMap<>();
+    cooldowns.forEach(c -> byAction.put(c.ruleId() + "/" + c.actionIndex(), c));
+    Optional<String> snapshot = derivedSnapshot;
+    Set<String> latched = latchedRules;
+    List<OperatorOverride> kept = overrides;
+    for (io.sentinel.store.Row r : newer) {
+      switch (r.table()) {
+        case POINT_VALUES -> {
+          Value v = JournalJson.value(parse(r.value("value"))).orElse(Value.ABSENT);
+          byPoint.put(
+              r.value("point_id"),
+              new PointValue(r.value("point_id"), v, Instant.parse(r.value("since"))));
+        }
+        case ACTION_COOLDOWNS -> {
+          Cooldown c =
+              new Cooldown(
+                  r.value("rule_id"),
+                  Integer.parseInt(r.value("action_index")),
+                  Instant.parse(r.value("last_fired_at")));
+          byAction.put(c.ruleId() + "/" + c.actionIndex(), c);
+        }
+        case DERIVED_SNAPSHOTS -> {
+          snapshot = Optional.of(r.value("snapshot"));
+          Set<String> l = new TreeSet<>();
+          parse(r.value("latches")).forEach(id -> l.add(id.asText()));
+          latched = l;
+          List<OperatorOverride> o = new ArrayList<>();
+          parse(r.value("overrides")).forEach(n -> o.add(override(n)));
+          kept = o;
+        }
+        default -> {}
+      }
+    }
+    return new RestoredState(
+        new ArrayList<>(byPoint.values()),
+        snapshot,
+        latched,
+        kept,
+        new ArrayList<>(byAction.values()));
+  }
+
   public static RestoredState load(Pool pool, Duration timeout) throws RowWriter.WriteFailed {
     RowWriter db = new RowWriter(pool, timeout);
     List<PointValue> values = new ArrayList<>();

@@ -174,7 +174,7 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     config.put("sentinel.mqtt.reconnect-initial", "100ms");
     config.put("sentinel.mqtt.reconnect-max", "1s");
     config.put("sentinel.db.url", broker.database.configUrl());
-    config.put("sentinel.db.spool-dir", spool.toString());
+    config.put("sentinel.journal.dir", spool.toString());
     // Commands over MQTT, where the test's recorder sees them: a test that wants the (mock) pins
     // says sentinel.gpio.platform=mock.
     config.put("sentinel.gpio.platform", "off");

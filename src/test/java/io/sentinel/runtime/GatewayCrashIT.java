@@ -222,7 +222,7 @@ class GatewayCrashIT {
             java,
             "-Dquarkus.http.port=0",
             "-Dsentinel.home=" + dir.resolve("home"),
-            "-Dsentinel.db.spool-dir=" + dir.resolve("spool"),
+            "-Dsentinel.journal.dir=" + dir.resolve("spool"),
             "-Dsentinel.mqtt.reconnect-initial=100ms",
             "-Dsentinel.mqtt.reconnect-max=1s",
             "-jar",
