@@ -1,6 +1,5 @@
 package io.sentinel.runtime;
 
-import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -103,6 +102,13 @@ public class Gateway {
 
   @ConfigProperty(name = "sentinel.mqtt.offline-events", defaultValue = "10000")
   int offlineEvents;
+
+  /** 5 (MQTT 5, the window is the receive maximum) or 3 (MQTT 3.1.1); docs/runtime.md. */
+  @ConfigProperty(name = "sentinel.mqtt.version", defaultValue = "5")
+  int mqttVersion;
+
+  @ConfigProperty(name = "sentinel.mqtt.receive-maximum", defaultValue = "10000")
+  int receiveMaximum;
 
   @ConfigProperty(name = "sentinel.ingest.max-payload-bytes", defaultValue = "16384")
   int maxPayloadBytes;
@@ -245,7 +251,10 @@ public class Gateway {
                 keepAlive,
                 reconnectInitial,
                 reconnectMax,
-                offlineEvents),
+                offlineEvents,
+                // Moquette speaks 3.1.1 only (docs/runtime.md, "The embedded broker").
+                broker != null ? 3 : mqttVersion,
+                receiveMaximum),
             topics.status(),
             () -> Payloads.status("online", Optional.of(activeRevision()), started),
             offline,
@@ -670,27 +679,26 @@ public class Gateway {
    * took its samples is durable in the journal; a message with no sample to take (rejected: counted
    * and logged here) at once.
    */
-  private void ingest(Mqtt3Publish publish) {
+  private void ingest(String topic, byte[] payload, Runnable acknowledge) {
     EngineLoop l = loop;
     if (l == null) {
       // Stopping: not acknowledged, so the broker delivers it again to the next session.
       return;
     }
     Instant at = clock.instant();
-    String topic = publish.getTopic().toString();
     if (topic.equals(topics.ruleset())) {
       RulesetTopic r = rulesetTopic;
       if (r != null) {
-        r.offer(publish.getPayloadAsBytes());
+        r.offer(payload);
       }
       // At once: the document is retained, and every start subscribes again and gets it again, so
       // holding this acknowledgement over the decision and its database writes protects nothing.
-      publish.acknowledge();
+      acknowledge.run();
       return;
     }
-    IngestDecoder.Decoded decoded = decoder.decode(topic, publish.getPayloadAsBytes(), at);
+    IngestDecoder.Decoded decoded = decoder.decode(topic, payload, at);
     String source = "mqtt:" + topic;
-    l.offer(decoded.samples(), source, decoded.deviceTime(), publish::acknowledge);
+    l.offer(decoded.samples(), source, decoded.deviceTime(), acknowledge);
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());

@@ -407,7 +407,8 @@ public final class Journal implements AutoCloseable {
 
   /** Why PostgreSQL last failed to take a batch (empty once it takes them). */
   public String feedError() {
-    return feeder.lastError();
+    String e = feeder.lastError();
+    return e.isEmpty() && feeder.degraded() ? "not reached since the start" : e;
   }
 
   /**

@@ -169,6 +169,8 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     }
     Map<String, String> config = new HashMap<>();
     config.put("sentinel.mqtt.url", url);
+    // Moquette speaks MQTT 3.1.1 only; Mosquitto takes the gateway's default, MQTT 5.
+    config.put("sentinel.mqtt.version", embedded != null ? "3" : "5");
     config.put("sentinel.site", site);
     config.put("sentinel.site-dir", args.getOrDefault("site-dir", "."));
     config.put("sentinel.mqtt.reconnect-initial", "100ms");

@@ -232,6 +232,7 @@ class GatewayCrashIT {
             dir.resolve("site").toString());
     pb.environment().put("SENTINEL_DB_URL", db.configUrl());
     pb.environment().put("SENTINEL_MQTT_URL", mqtt);
+    pb.environment().put("SENTINEL_MQTT_VERSION", embedded != null ? "3" : "5");
     pb.environment().put("SENTINEL_SITE", site);
     pb.redirectErrorStream(true);
     pb.redirectOutput(Path.of("target", "gateway-crash-it-" + run + ".log").toFile());

@@ -45,7 +45,10 @@ class DeadLetterTest {
       var pool = Store.pool(TestDatabase.VERTX, db.url());
       Journal journal =
           Journal.open(
-              pool, Journal.Settings.defaults(dir), (e, p) -> alarms.add(e), InstantSource.system());
+              pool,
+              Journal.Settings.defaults(dir),
+              (e, p) -> alarms.add(e),
+              InstantSource.system());
       List<Long> good = new ArrayList<>();
       long outOfRange = -1;
       long nul = -1;
