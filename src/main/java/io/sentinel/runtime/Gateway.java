@@ -107,7 +107,7 @@ public class Gateway {
   @ConfigProperty(name = "sentinel.mqtt.version", defaultValue = "5")
   int mqttVersion;
 
-  @ConfigProperty(name = "sentinel.mqtt.receive-maximum", defaultValue = "10000")
+  @ConfigProperty(name = "sentinel.mqtt.receive-maximum", defaultValue = "65534")
   int receiveMaximum;
 
   @ConfigProperty(name = "sentinel.ingest.max-payload-bytes", defaultValue = "16384")
