@@ -202,11 +202,13 @@ class OutageTest {
           var rs =
               s.executeQuery(
                   "SELECT (SELECT count(*) FROM observations),"
-                      + " (SELECT message FROM control_events WHERE kind = 'journal-lost')")) {
+                      + " (SELECT sum(split_part(message, ' ', 1)::bigint) FROM control_events"
+                      + " WHERE kind = 'journal-lost'"
+                      + " AND message LIKE '% journal records were lost while the journal was full')")) {
         rs.next();
         assertThat(rs.getLong(1) + lost).isEqualTo(3000);
-        assertThat(rs.getString(2))
-            .isEqualTo(lost + " journal records were lost while the journal was full");
+        // One loss episode or several (the queue refills while the writer waits): all counted.
+        assertThat(rs.getLong(2)).isEqualTo(lost);
       }
       assertThat(rig.selfPoints)
           .anyMatch(p -> p.name().equals("journal.overflow") && p.value().equals(Value.FALSE));
