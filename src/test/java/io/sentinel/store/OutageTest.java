@@ -206,7 +206,10 @@ class OutageTest {
                       + " WHERE kind = 'journal-lost'"
                       + " AND message LIKE '% journal records were lost while the journal was full')")) {
         rs.next();
-        assertThat(rs.getLong(1) + lost).isEqualTo(3000);
+        // Every pass is logged or counted lost; the count also holds the journal's own events
+        // (journal-full, journal-degraded) that found the queue full: a few at most.
+        assertThat(rs.getLong(1)).isLessThan(3000);
+        assertThat(rs.getLong(1) + lost).isBetween(3000L, 3005L);
         // One loss episode or several (the queue refills while the writer waits): all counted.
         assertThat(rs.getLong(2)).isEqualTo(lost);
       }
