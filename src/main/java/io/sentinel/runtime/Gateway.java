@@ -1,6 +1,5 @@
 package io.sentinel.runtime;
 
-import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -71,9 +70,6 @@ public class Gateway {
   /** How often the derived state and the latches are kept while the engine runs. */
   private static final Duration SNAPSHOT_EVERY = Duration.ofSeconds(10);
 
-  /** How long a start waits for the last run's spool to reach PostgreSQL before restoring. */
-  private static final Duration SPOOL_DRAIN_AT_START = Duration.ofSeconds(30);
-
   @Inject Vertx vertx;
   @Inject MeterRegistry meterRegistry;
 
@@ -106,6 +102,13 @@ public class Gateway {
 
   @ConfigProperty(name = "sentinel.mqtt.offline-events", defaultValue = "10000")
   int offlineEvents;
+
+  /** 5 (MQTT 5, the window is the receive maximum) or 3 (MQTT 3.1.1); docs/runtime.md. */
+  @ConfigProperty(name = "sentinel.mqtt.version", defaultValue = "5")
+  int mqttVersion;
+
+  @ConfigProperty(name = "sentinel.mqtt.receive-maximum", defaultValue = "65534")
+  int receiveMaximum;
 
   @ConfigProperty(name = "sentinel.ingest.max-payload-bytes", defaultValue = "16384")
   int maxPayloadBytes;
@@ -248,7 +251,10 @@ public class Gateway {
                 keepAlive,
                 reconnectInitial,
                 reconnectMax,
-                offlineEvents),
+                offlineEvents,
+                // Moquette speaks 3.1.1 only (docs/runtime.md, "The embedded broker").
+                broker != null ? 3 : mqttVersion,
+                receiveMaximum),
             topics.status(),
             () -> Payloads.status("online", Optional.of(activeRevision()), started),
             offline,
@@ -287,7 +293,7 @@ public class Gateway {
         };
     driver = new MqttDriver(mqtt, topics, outcomes);
     store = openStore();
-    awaitSpoolDrained();
+    JournalMetrics.register(meterRegistry, store.journal());
     active = startingRevision(loaded.problems());
     commandDriver = new JournaledDriver(driver, store.journal());
     // Every GPIO output in its safe state before the engine's first pass (docs/gpio.md).
@@ -494,26 +500,22 @@ public class Gateway {
   }
 
   /**
-   * Rows the last run left in the spool (PostgreSQL was away when it stopped) hold its newest point
-   * values, snapshot and latches: they go to PostgreSQL before the last state is read from it.
-   */
-  private void awaitSpoolDrained() {
-    Journal journal = store.journal();
-    if (journal.degraded() && !journal.drain(SPOOL_DRAIN_AT_START)) {
-      LOG.warnf(
-          "SEN-DB-056 the spool of the last run is not in PostgreSQL after %s: the state restored"
-              + " may be older than the last run's",
-          SPOOL_DRAIN_AT_START);
-    }
-  }
-
-  /**
    * The revision to start from, without waiting for the broker (CONTRACT section 4): the last one
    * pushed, while the site's files are as they were when it was pushed; otherwise the files,
    * recorded as a revision (a new number when they changed). The audit trail and the snapshots name
    * it.
    */
   private RevisionGate.Active startingRevision(List<Problem> problems) {
+    if (store.journal().degraded()) {
+      // PostgreSQL away at start: the interlocks must not wait for it (docs/persistence.md).
+      LOG.warnf(
+          "SEN-DB-058 PostgreSQL is not reached (%s): starting from the site's files, unrecorded"
+              + " (revision 0 in the audit trail until a start that reaches it); a pushed revision"
+              + " retained on the broker arrives again",
+          store.journal().feedError());
+      return new RevisionGate.Active(
+          0, Revisions.hashOf(Revisions.filesOf(site.dir())), site.ruleSet());
+    }
     try {
       Revisions revisions = store.revisions();
       Map<String, String> files = Revisions.filesOf(site.dir());
@@ -677,27 +679,26 @@ public class Gateway {
    * took its samples is durable in the journal; a message with no sample to take (rejected: counted
    * and logged here) at once.
    */
-  private void ingest(Mqtt3Publish publish) {
+  private void ingest(String topic, byte[] payload, Runnable acknowledge) {
     EngineLoop l = loop;
     if (l == null) {
       // Stopping: not acknowledged, so the broker delivers it again to the next session.
       return;
     }
     Instant at = clock.instant();
-    String topic = publish.getTopic().toString();
     if (topic.equals(topics.ruleset())) {
       RulesetTopic r = rulesetTopic;
       if (r != null) {
-        r.offer(publish.getPayloadAsBytes());
+        r.offer(payload);
       }
       // At once: the document is retained, and every start subscribes again and gets it again, so
       // holding this acknowledgement over the decision and its database writes protects nothing.
-      publish.acknowledge();
+      acknowledge.run();
       return;
     }
-    IngestDecoder.Decoded decoded = decoder.decode(topic, publish.getPayloadAsBytes(), at);
+    IngestDecoder.Decoded decoded = decoder.decode(topic, payload, at);
     String source = "mqtt:" + topic;
-    l.offer(decoded.samples(), source, decoded.deviceTime(), publish::acknowledge);
+    l.offer(decoded.samples(), source, decoded.deviceTime(), acknowledge);
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());
@@ -777,10 +778,16 @@ public class Gateway {
     return s.history();
   }
 
-  /** Whether the store is open and its journal writes to PostgreSQL (not only to the spool). */
+  /** Whether the store is open and PostgreSQL takes the journal's batches. */
   public boolean databaseReady() {
     Store s = store;
     return s != null && !s.journal().degraded();
+  }
+
+  /** The journal, while the store is open (health and metrics read it). */
+  public Optional<Journal> journal() {
+    Store s = store;
+    return s == null ? Optional.empty() : Optional.of(s.journal());
   }
 
   /** Rejections counted since start, all reasons. */

@@ -39,7 +39,10 @@ final class GatewayHealth {
     }
   }
 
-  /** Down while the store is closed or PostgreSQL is away (the journal spools to disk). */
+  /**
+   * Down while the store is closed or PostgreSQL does not take the journal's batches (the local
+   * journal holds them meanwhile): says why and how far behind it is.
+   */
   @Readiness
   @ApplicationScoped
   static class Database implements HealthCheck {
@@ -47,7 +50,36 @@ final class GatewayHealth {
 
     @Override
     public HealthCheckResponse call() {
-      return HealthCheckResponse.named("sentinel-database").status(gateway.databaseReady()).build();
+      var b = HealthCheckResponse.named("sentinel-database").status(gateway.databaseReady());
+      gateway
+          .journal()
+          .ifPresent(
+              j -> {
+                var s = j.stats();
+                b.withData("journal_bytes", s.bytes())
+                    .withData("behind_seconds", Math.round(s.feedLagSeconds()))
+                    .withData("dead_letters", s.deadLetters());
+                if (!j.feedError().isEmpty()) {
+                  b.withData("error", j.feedError());
+                }
+              });
+      return b.build();
+    }
+  }
+
+  /**
+   * Down when the journal cannot move: its disk fails, or PostgreSQL answers and takes nothing, for
+   * a minute. PostgreSQL merely away is readiness, not liveness: the journal holds.
+   */
+  @Liveness
+  @ApplicationScoped
+  static class JournalMoves implements HealthCheck {
+    @Inject Gateway gateway;
+
+    @Override
+    public HealthCheckResponse call() {
+      boolean stuck = gateway.journal().map(j -> j.stuck()).orElse(false);
+      return HealthCheckResponse.named("sentinel-journal").status(!stuck).build();
     }
   }
 }

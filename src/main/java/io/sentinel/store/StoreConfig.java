@@ -24,22 +24,26 @@ public record StoreConfig(
     Path home = c.getOptionalValue("sentinel.home", String.class).map(Path::of).orElse(home());
     Journal.Settings d =
         Journal.Settings.defaults(
-            c.getOptionalValue("sentinel.db.spool-dir", String.class)
+            c.getOptionalValue("sentinel.journal.dir", String.class)
+                .filter(s -> !s.isBlank())
                 .map(Path::of)
-                .orElse(home.resolve("spool")));
+                .orElse(home.resolve("journal")));
     Journal.Settings settings =
         new Journal.Settings(
             c.getOptionalValue("sentinel.db.queue-capacity", Integer.class)
                 .orElse(d.queueCapacity()),
             c.getOptionalValue("sentinel.db.batch-rows", Integer.class).orElse(d.batchRows()),
-            d.spoolDir(),
-            c.getOptionalValue("sentinel.db.spool-max-mb", Long.class)
+            d.dir(),
+            c.getOptionalValue("sentinel.journal.max-mb", Long.class)
                 .map(mb -> mb << 20)
-                .orElse(d.spoolMaxBytes()),
-            d.segmentBytes(),
+                .orElse(d.maxBytes()),
+            c.getOptionalValue("sentinel.journal.segment-mb", Long.class)
+                .map(mb -> mb << 20)
+                .orElse(d.segmentBytes()),
             c.getOptionalValue("sentinel.db.write-timeout", Duration.class)
                 .orElse(d.writeTimeout()),
             c.getOptionalValue("sentinel.db.retry-every", Duration.class).orElse(d.retryEvery()),
+            c.getOptionalValue("sentinel.db.retry-max", Duration.class).orElse(d.retryMax()),
             c.getOptionalValue("sentinel.db.retention", Duration.class).orElse(d.retention()));
     return new StoreConfig(
         c.getOptionalValue("sentinel.db.url", String.class).filter(u -> !u.isBlank()),

@@ -169,12 +169,14 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     }
     Map<String, String> config = new HashMap<>();
     config.put("sentinel.mqtt.url", url);
+    // Moquette speaks MQTT 3.1.1 only; Mosquitto takes the gateway's default, MQTT 5.
+    config.put("sentinel.mqtt.version", embedded != null ? "3" : "5");
     config.put("sentinel.site", site);
     config.put("sentinel.site-dir", args.getOrDefault("site-dir", "."));
     config.put("sentinel.mqtt.reconnect-initial", "100ms");
     config.put("sentinel.mqtt.reconnect-max", "1s");
     config.put("sentinel.db.url", broker.database.configUrl());
-    config.put("sentinel.db.spool-dir", spool.toString());
+    config.put("sentinel.journal.dir", spool.toString());
     // Commands over MQTT, where the test's recorder sees them: a test that wants the (mock) pins
     // says sentinel.gpio.platform=mock.
     config.put("sentinel.gpio.platform", "off");

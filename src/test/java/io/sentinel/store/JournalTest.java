@@ -108,7 +108,7 @@ class JournalTest {
     long last =
         journal.offer(new PassRecord(T, List.of(flow(42.5, T), flow(42.7, T)), result), List.of());
     assertThat(last).isEqualTo(6);
-    assertThat(journal.flush(Duration.ofSeconds(10))).isTrue();
+    assertThat(journal.drain(Duration.ofSeconds(10))).isTrue();
     assertThat(db.longs("SELECT seq FROM observations ORDER BY seq")).containsExactly(1L, 2L);
     assertThat(db.count("SELECT seq FROM claim_changes")).isEqualTo(3);
     assertThat(db.count("SELECT seq FROM decisions WHERE kind = 'assert' AND value = 'true'"))
@@ -143,7 +143,7 @@ class JournalTest {
                   new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of())),
               List.of()));
     }
-    assertThat(journal.flush(Duration.ofSeconds(20))).isTrue();
+    assertThat(journal.drain(Duration.ofSeconds(20))).isTrue();
     journal.close();
     journal =
         Journal.open(

@@ -37,7 +37,7 @@ class LoggedDayTest {
         Journal.open(pool, Journal.Settings.defaults(spool), (e, p) -> {}, InstantSource.system());
     ExampleSiteDay.runAudited(
         rules, (t, fed, r, audit) -> journal.offer(new PassRecord(t, fed, r), audit));
-    assertThat(journal.flush(Duration.ofSeconds(30))).isTrue();
+    assertThat(journal.drain(Duration.ofSeconds(30))).isTrue();
     journal.close();
     pool.close();
   }

@@ -92,7 +92,7 @@ class RestartTest {
 
     /** Gone without a last snapshot: only what the recorder offered on its own is kept. */
     void killed() {
-      assertThat(journal.flush(Duration.ofSeconds(10))).isTrue();
+      assertThat(journal.drain(Duration.ofSeconds(10))).isTrue();
       journal.close();
     }
   }
