@@ -6,6 +6,7 @@ import io.moquette.broker.config.FluentConfig;
 import io.moquette.broker.config.IConfig;
 import io.moquette.interception.AbstractInterceptHandler;
 import io.moquette.interception.messages.InterceptPublishMessage;
+import io.sentinel.nativeimage.NativeImage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -47,6 +48,9 @@ public final class EmbeddedBroker implements AutoCloseable {
    * receives (a test's view from the broker's side, which survives clients' reconnections).
    */
   public static EmbeddedBroker start(String host, int port, BiConsumer<String, byte[]> published) {
+    if (NativeImage.running()) {
+      throw NativeImage.noEmbedded("MQTT broker", "SENTINEL_MQTT_URL");
+    }
     int chosen = port == 0 ? freePort(host) : port;
     try (ServerSocket probe = new ServerSocket()) {
       // Moquette's own bind failure is a stack trace in its log; this one names the way out.

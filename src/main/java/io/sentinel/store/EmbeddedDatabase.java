@@ -1,5 +1,6 @@
 package io.sentinel.store;
 
+import io.sentinel.nativeimage.NativeImage;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -61,6 +62,9 @@ public final class EmbeddedDatabase implements AutoCloseable {
   public static EmbeddedDatabase start(
       Path dataDir, Path binariesDir, boolean keepData, int port, boolean stopAtJvmExit)
       throws IOException {
+    if (NativeImage.running()) {
+      throw NativeImage.noEmbedded("PostgreSQL", "SENTINEL_DB_URL");
+    }
     Files.createDirectories(dataDir);
     Files.createDirectories(binariesDir);
     stopOrphan(dataDir);
