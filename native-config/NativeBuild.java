@@ -103,6 +103,13 @@ public class NativeBuild {
     try (JarFile jf = new JarFile(runner.toFile())) {
       Manifest mf = jf.getManifest();
       mainClass = mf.getMainAttributes().getValue("Main-Class");
+      // The driver honours a -jar's Add-Opens and Add-Exports as the java launcher does.
+      for (String kind : List.of("Add-Opens", "Add-Exports")) {
+        String packages = mf.getMainAttributes().getValue(kind);
+        for (String pkg : words(packages == null ? "" : packages)) {
+          jvmArgs.add("--" + kind.toLowerCase() + "=" + pkg + "=ALL-UNNAMED");
+        }
+      }
       for (String entry : mf.getMainAttributes().getValue("Class-Path").trim().split("\\s+")) {
         classPath.add(sources.resolve(entry));
       }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -76,6 +77,29 @@ class NativeConfigTest {
       }
     }
     assertThat(missing).as("resources in native-config/resource-config.json").isEmpty();
+  }
+
+  @Test
+  void everyClassOrPackageItInitialisesAtRunTimeExists() throws IOException {
+    Properties p = new Properties();
+    try (var in = Files.newInputStream(CONFIG.resolve("native-image.properties"))) {
+      p.load(in);
+    }
+    List<String> missing = new ArrayList<>();
+    Matcher option = Pattern.compile("--initialize-at-(?:run|build)-time=(\\S+)").matcher("");
+    option.reset(p.getProperty("Args", ""));
+    while (option.find()) {
+      for (String name : option.group(1).split(",")) {
+        String path = name.replace('.', '/');
+        ClassLoader cl = getClass().getClassLoader();
+        if (cl.getResource(path + ".class") == null && cl.getResource(path + "/") == null) {
+          missing.add(name);
+        }
+      }
+    }
+    assertThat(missing)
+        .as("classes and packages in native-config/native-image.properties")
+        .isEmpty();
   }
 
   @Test
