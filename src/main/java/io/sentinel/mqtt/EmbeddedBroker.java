@@ -47,6 +47,13 @@ public final class EmbeddedBroker implements AutoCloseable {
    * receives (a test's view from the broker's side, which survives clients' reconnections).
    */
   public static EmbeddedBroker start(String host, int port, BiConsumer<String, byte[]> published) {
+    // A native image is the Pi's gateway, which uses a real server (docs/native.md). The property
+    // is the one GraalVM's ImageInfo reads; its SDK is not on our class path.
+    if ("runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
+      throw new IllegalStateException(
+          "the native image has no embedded MQTT broker: set SENTINEL_MQTT_URL to a running one"
+              + " (docs/native.md)");
+    }
     int chosen = port == 0 ? freePort(host) : port;
     try (ServerSocket probe = new ServerSocket()) {
       // Moquette's own bind failure is a stack trace in its log; this one names the way out.
