@@ -76,6 +76,7 @@ public class Gateway {
 
   @Inject Vertx vertx;
   @Inject MeterRegistry meterRegistry;
+  @Inject PassTap passTap;
 
   @ConfigProperty(name = "sentinel.site-dir", defaultValue = ".")
   String siteDir;
@@ -165,6 +166,7 @@ public class Gateway {
   private GatewayMetrics metrics;
   private volatile boolean running;
   private Optional<SystemdNotify> notifier = Optional.empty();
+  private final AtomicLong sessions = new AtomicLong();
 
   void onStart(@Observes StartupEvent event) {
     try {
@@ -257,6 +259,7 @@ public class Gateway {
             new MqttConnection.Listener() {
               @Override
               public void connected() {
+                metrics.mqttConnected(sessions.getAndIncrement() == 0);
                 readinessChanged();
               }
 
@@ -269,14 +272,14 @@ public class Gateway {
         new MqttDriver.Outcomes() {
           @Override
           public void delivered(String commandId) {
-            metrics.delivered();
+            metrics.delivered(commandId);
             store.journal().offerCommandState(commandId, "delivered", clock.instant(), "");
             loop.delivered(commandId);
           }
 
           @Override
           public void failed(String commandId, Throwable cause) {
-            metrics.failed();
+            metrics.failed(commandId);
             LOG.debugf("command %s not delivered: %s", commandId, cause.getMessage());
             store
                 .journal()
@@ -289,7 +292,7 @@ public class Gateway {
     store = openStore();
     awaitSpoolDrained();
     active = startingRevision(loaded.problems());
-    commandDriver = new JournaledDriver(driver, store.journal());
+    commandDriver = new JournaledDriver(driver, store.journal(), metrics);
     // Every GPIO output in its safe state before the engine's first pass (docs/gpio.md).
     gpio =
         GatewayGpio.open(
@@ -332,7 +335,7 @@ public class Gateway {
             plane,
             clock,
             lagThreshold,
-            new GatewayOutputs(mqtt, topics, metrics),
+            new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop),
             new EngineLoop.PassLog() {
               @Override
               public long record(Instant now, List<Observation> observations, PassResult result) {
