@@ -174,7 +174,18 @@ public class StatusView {
    * waits for, the inputs it lost, or what the engine said when it suspended it.
    */
   static String reason(Engine e, Rule r, RuleStatus s, JsonObject lastEvent) {
-    String said = lastEvent == null ? "" : lastEvent.getString("message");
+    // The newest event about the rule, when it is the one that put it where it is (the journal
+    // writes events a few milliseconds after their pass: until then, the general sentence).
+    String kind = lastEvent == null ? "" : lastEvent.getString("kind");
+    String said =
+        switch (s.state()) {
+          case SUSPENDED -> kind.equals("rule-suspended") ? lastEvent.getString("message") : "";
+          case HOLDING, INPUT_LOST ->
+              kind.equals("input-lost") || kind.equals("hold-expired")
+                  ? lastEvent.getString("message")
+                  : "";
+          default -> "";
+        };
     return switch (s.state()) {
       case ACTIVE -> null;
       case DISABLED -> "enabled: false in " + r.where().file();
