@@ -1,7 +1,6 @@
 package io.sentinel.runtime;
 
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -202,11 +201,6 @@ public class Gateway {
     }
     keys = loadKeys();
     metrics = new GatewayMetrics(meterRegistry);
-    Gauge.builder("sentinel.ingest.unacknowledged", this, Gateway::unacknowledged)
-        .description(
-            "MQTT messages taken whose acknowledgement waits for their pass to be durable in the"
-                + " journal")
-        .register(meterRegistry);
     if (mqttUrl.filter(u -> !u.isBlank()).isPresent()) {
       brokerUrl = mqttUrl.get().trim();
     } else {

@@ -9,9 +9,11 @@ import java.util.Map;
 /**
  * Keeps {@code /q/metrics} in Prometheus form (docs/metrics.md): the reactive PostgreSQL client's
  * meters, which Vert.x names with an empty prefix ({@code .queue.size}, shown as {@code
- * m__queue_size}), are renamed under {@code sentinel.db.client.}; a library meter that comes
- * without help text gets one here. The Netty allocator meters, which have none and say nothing an
- * operator acts on, are off ({@code quarkus.micrometer.binder.netty.enabled=false}).
+ * m__queue_size}), are renamed under {@code sentinel.db.client.}, their request time made a
+ * histogram ({@code sentinel_db_client_processing_seconds}: the database's latency, the journal's
+ * writes most of all); a library meter that comes without help text gets one here. The Netty
+ * allocator meters, which have none and say nothing an operator acts on, are off ({@code
+ * quarkus.micrometer.binder.netty.enabled=false}).
  */
 @Singleton
 public class MeterNames {
@@ -23,10 +25,31 @@ public class MeterNames {
           "http.server.active.requests", "HTTP requests being served now",
           "jvm.info", "The JVM's version and vendor (as tags)");
 
+  private static double ms(long millis) {
+    return java.time.Duration.ofMillis(millis).toNanos();
+  }
+
   @Produces
   @Singleton
   public MeterFilter names() {
     return new MeterFilter() {
+      /**
+       * The client's request time is the database's latency as the gateway sees it (the journal's
+       * batch writes most of all): a histogram, so that a dashboard can show its tail.
+       */
+      @Override
+      public io.micrometer.core.instrument.distribution.DistributionStatisticConfig configure(
+          Meter.Id id, io.micrometer.core.instrument.distribution.DistributionStatisticConfig c) {
+        if (!id.getName().equals(DB_CLIENT + ".processing")) {
+          return c;
+        }
+        return io.micrometer.core.instrument.distribution.DistributionStatisticConfig.builder()
+            .serviceLevelObjectives(
+                ms(1), ms(2), ms(5), ms(10), ms(25), ms(50), ms(100), ms(250), ms(1000), ms(5000))
+            .build()
+            .merge(c);
+      }
+
       @Override
       public Meter.Id map(Meter.Id id) {
         String name = id.getName();

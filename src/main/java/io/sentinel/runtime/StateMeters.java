@@ -35,49 +35,70 @@ public class StateMeters {
   private final Map<RuleState, AtomicLong> rules = new EnumMap<>(RuleState.class);
   private final Map<Quality, AtomicLong> points = new EnumMap<>(Quality.class);
   private final AtomicLong unenforced = new AtomicLong();
+  private final java.util.List<io.micrometer.core.instrument.Meter> registered =
+      new java.util.ArrayList<>();
   private long timer = -1;
 
   void onStart(@Observes StartupEvent event) {
     for (RuleState s : RuleState.values()) {
       AtomicLong n = new AtomicLong();
       rules.put(s, n);
-      Gauge.builder("sentinel.rules", n, AtomicLong::get)
-          .description("Rules of the active revision in each state")
-          .tag("state", s.wireName())
-          .register(registry);
+      registered.add(
+          Gauge.builder("sentinel.rules", n, AtomicLong::get)
+              .description("Rules of the active revision in each state")
+              .tag("state", s.wireName())
+              .register(registry));
     }
     for (Quality q : Quality.values()) {
       AtomicLong n = new AtomicLong();
       points.put(q, n);
-      Gauge.builder("sentinel.points", n, AtomicLong::get)
-          .description("Registered points (derived ones too) by quality; stale ones show here")
-          .tag("quality", q.wireName())
-          .register(registry);
+      registered.add(
+          Gauge.builder("sentinel.points", n, AtomicLong::get)
+              .description("Registered points (derived ones too) by quality; stale ones show here")
+              .tag("quality", q.wireName())
+              .register(registry));
     }
-    Gauge.builder("sentinel.outputs.interlock.unenforced", unenforced, AtomicLong::get)
-        .description(
-            "Outputs whose interlock-band command is not confirmed within"
-                + " sentinel.command.interlock-bound")
-        .register(registry);
-    Gauge.builder("sentinel.ingest.lag", gateway, StateMeters::lagSeconds)
-        .description("Age of the oldest sample the last pass took")
-        .baseUnit("seconds")
-        .register(registry);
-    Gauge.builder("sentinel.mqtt.connected", gateway, g -> g.connected() ? 1 : 0)
-        .description("1 while the MQTT session is up, else 0")
-        .register(registry);
-    Gauge.builder("sentinel.database.up", gateway, g -> g.databaseReady() ? 1 : 0)
-        .description(
-            "1 while the journal writes to PostgreSQL, 0 while it spools (or the store is shut)")
-        .register(registry);
-    Gauge.builder("sentinel.engine.running", gateway, g -> g.running() ? 1 : 0)
-        .description("1 while the engine takes passes, else 0")
-        .register(registry);
+    registered.add(
+        Gauge.builder("sentinel.outputs.interlock.unenforced", unenforced, AtomicLong::get)
+            .description(
+                "Outputs whose interlock-band command is not confirmed within"
+                    + " sentinel.command.interlock-bound")
+            .register(registry));
+    registered.add(
+        Gauge.builder("sentinel.ingest.lag", gateway, StateMeters::lagSeconds)
+            .description("Age of the oldest sample the last pass took")
+            .baseUnit("seconds")
+            .register(registry));
+    registered.add(
+        Gauge.builder("sentinel.ingest.unacknowledged", gateway, Gateway::unacknowledged)
+            .description(
+                "MQTT messages taken whose acknowledgement waits for their pass to be durable in"
+                    + " the journal")
+            .register(registry));
+    registered.add(
+        Gauge.builder("sentinel.mqtt.connected", gateway, g -> g.connected() ? 1 : 0)
+            .description("1 while the MQTT session is up, else 0")
+            .register(registry));
+    registered.add(
+        Gauge.builder("sentinel.database.up", gateway, g -> g.databaseReady() ? 1 : 0)
+            .description(
+                "1 while the journal writes to PostgreSQL, 0 while it spools (or the store is shut)")
+            .register(registry));
+    registered.add(
+        Gauge.builder("sentinel.engine.running", gateway, g -> g.running() ? 1 : 0)
+            .description("1 while the engine takes passes, else 0")
+            .register(registry));
     timer = vertx.setPeriodic(EVERY_MS, id -> sample());
   }
 
+  /**
+   * Its gauges go with it: a registry that outlives this start (tests start several gateways in one
+   * JVM) would otherwise keep gauges of objects gone, and refuse this start's as duplicates.
+   */
   void onStop(@Observes ShutdownEvent event) {
     vertx.cancelTimer(timer);
+    registered.forEach(registry::remove);
+    registered.clear();
   }
 
   private static double lagSeconds(Gateway g) {

@@ -20,28 +20,6 @@ import java.util.concurrent.TimeoutException;
  * from the journal's own thread, which waits for the outcome (never an event-loop thread).
  */
 final class RowWriter {
-  /**
-   * sentinel_db_write_duration_seconds: on Micrometer's global registry, which the gateway's
-   * Prometheus registry joins (the store is made outside CDI; elsewhere, as in the CLI, it counts
-   * for nobody).
-   */
-  private static final io.micrometer.core.instrument.Timer WRITES =
-      io.micrometer.core.instrument.Timer.builder("sentinel.db.write.duration")
-          .description(
-              "How long one batch of journal rows took to write to PostgreSQL (one transaction)")
-          .serviceLevelObjectives(
-              Duration.ofMillis(1),
-              Duration.ofMillis(2),
-              Duration.ofMillis(5),
-              Duration.ofMillis(10),
-              Duration.ofMillis(25),
-              Duration.ofMillis(50),
-              Duration.ofMillis(100),
-              Duration.ofMillis(250),
-              Duration.ofSeconds(1),
-              Duration.ofSeconds(5))
-          .register(io.micrometer.core.instrument.Metrics.globalRegistry);
-
   private final Pool pool;
   private final Duration timeout;
 
@@ -68,10 +46,8 @@ final class RowWriter {
           list.forEach(r -> newest.merge(r.key(), r, (a, b) -> b.seq() >= a.seq() ? b : a));
           return new ArrayList<>(newest.values());
         });
-    long start = System.nanoTime();
     Future<Void> done = pool.withTransaction(conn -> insertAll(conn, byTable));
     await(done);
-    WRITES.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
   }
 
   private static Future<Void> insertAll(SqlConnection conn, Map<Table, List<Row>> byTable) {

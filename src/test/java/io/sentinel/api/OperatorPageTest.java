@@ -81,7 +81,7 @@ class OperatorPageTest {
         .untilAsserted(
             () ->
                 assertThat(metrics())
-                    .contains("sentinel_db_write_duration_seconds_count")
+                    .contains("sentinel_db_client_processing_seconds_count")
                     .contains("sentinel_rules{state=\"warmup\"}"));
     String text = metrics();
     Map<String, String> help = new LinkedHashMap<>();
@@ -116,7 +116,7 @@ class OperatorPageTest {
     assertThat(wrong).isEmpty();
     assertThat(types)
         .containsEntry("sentinel_pass_duration_seconds", "histogram")
-        .containsEntry("sentinel_db_write_duration_seconds", "histogram")
+        .containsEntry("sentinel_db_client_processing_seconds", "histogram")
         .containsEntry("sentinel_ingest_lag_seconds", "gauge")
         .containsEntry("sentinel_mqtt_connected", "gauge")
         .containsEntry("sentinel_mqtt_reconnects", "counter")
