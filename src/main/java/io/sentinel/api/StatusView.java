@@ -5,7 +5,6 @@ import io.sentinel.engine.Engine;
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.RuleState;
 import io.sentinel.engine.RuleStatus;
-import io.sentinel.mqtt.Payloads;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointState;
 import io.sentinel.point.Quality;
@@ -14,6 +13,8 @@ import io.sentinel.rule.Warmup;
 import io.sentinel.runtime.EngineLoop;
 import io.sentinel.runtime.Gateway;
 import io.sentinel.store.Trends;
+import io.sentinel.wire.Payloads;
+import io.sentinel.wire.Views;
 import io.smallrye.common.annotation.Blocking;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -52,7 +53,7 @@ public class StatusView {
     EngineLoop loop = Reads.loop(gateway);
     JsonObject out =
         new JsonObject()
-            .put("site", gateway.topics().site())
+            .put("site", gateway.siteName())
             .put("revision", gateway.activeRevision())
             .put("state", gateway.running() ? "online" : "standby")
             .put(
