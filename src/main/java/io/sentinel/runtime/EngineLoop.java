@@ -260,6 +260,11 @@ public final class EngineLoop {
     }
   }
 
+  /** When the pass under way (or the last one) started, in {@link System#nanoTime()}. */
+  public long passStartedNanos() {
+    return lastPassNanos;
+  }
+
   /** The age of the oldest sample the last pass took. */
   public Duration ingestLag() {
     return lastLag;

@@ -1,6 +1,5 @@
 package io.sentinel.runtime;
 
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -72,6 +71,7 @@ public class Gateway {
 
   @Inject Vertx vertx;
   @Inject MeterRegistry meterRegistry;
+  @Inject PassTap passTap;
 
   @ConfigProperty(name = "sentinel.site-dir", defaultValue = ".")
   String siteDir;
@@ -168,6 +168,7 @@ public class Gateway {
   private GatewayMetrics metrics;
   private volatile boolean running;
   private Optional<SystemdNotify> notifier = Optional.empty();
+  private final AtomicLong sessions = new AtomicLong();
 
   void onStart(@Observes StartupEvent event) {
     try {
@@ -203,11 +204,6 @@ public class Gateway {
     }
     keys = loadKeys();
     metrics = new GatewayMetrics(meterRegistry);
-    Gauge.builder("sentinel.ingest.unacknowledged", this, Gateway::unacknowledged)
-        .description(
-            "MQTT messages taken whose acknowledgement waits for their pass to be durable in the"
-                + " journal")
-        .register(meterRegistry);
     if (mqttUrl.filter(u -> !u.isBlank()).isPresent()) {
       brokerUrl = mqttUrl.get().trim();
     } else {
@@ -263,6 +259,7 @@ public class Gateway {
             new MqttConnection.Listener() {
               @Override
               public void connected() {
+                metrics.mqttConnected(sessions.getAndIncrement() == 0);
                 readinessChanged();
               }
 
@@ -275,14 +272,14 @@ public class Gateway {
         new MqttDriver.Outcomes() {
           @Override
           public void delivered(String commandId) {
-            metrics.delivered();
+            metrics.delivered(commandId);
             store.journal().offerCommandState(commandId, "delivered", clock.instant(), "");
             loop.delivered(commandId);
           }
 
           @Override
           public void failed(String commandId, Throwable cause) {
-            metrics.failed();
+            metrics.failed(commandId);
             LOG.debugf("command %s not delivered: %s", commandId, cause.getMessage());
             store
                 .journal()
@@ -295,7 +292,7 @@ public class Gateway {
     store = openStore();
     JournalMetrics.register(meterRegistry, store.journal());
     active = startingRevision(loaded.problems());
-    commandDriver = new JournaledDriver(driver, store.journal());
+    commandDriver = new JournaledDriver(driver, store.journal(), metrics);
     // Every GPIO output in its safe state before the engine's first pass (docs/gpio.md).
     gpio =
         GatewayGpio.open(
@@ -338,7 +335,7 @@ public class Gateway {
             plane,
             clock,
             lagThreshold,
-            new GatewayOutputs(mqtt, topics, metrics),
+            new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop),
             new EngineLoop.PassLog() {
               @Override
               public long record(Instant now, List<Observation> observations, PassResult result) {

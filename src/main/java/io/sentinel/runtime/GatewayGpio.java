@@ -31,9 +31,9 @@ final class GatewayGpio {
   private final GpioAdapter adapter;
   private final Driver driver;
 
-  private GatewayGpio(GpioAdapter adapter, Journal journal) {
+  private GatewayGpio(GpioAdapter adapter, Journal journal, GatewayMetrics metrics) {
     this.adapter = adapter;
-    this.driver = new JournaledDriver(adapter, journal);
+    this.driver = new JournaledDriver(adapter, journal, metrics);
   }
 
   /**
@@ -106,7 +106,7 @@ final class GatewayGpio {
             },
             clock,
             retry);
-    self[0] = new GatewayGpio(adapter, journal);
+    self[0] = new GatewayGpio(adapter, journal, metrics);
     LOG.infof(
         "SEN-GPIO-001 GPIO on Pi4J's %s platform (%s)%s",
         choice.get().platform().wireName(),

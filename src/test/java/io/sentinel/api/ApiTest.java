@@ -556,8 +556,12 @@ class ApiTest {
         .then()
         .statusCode(200)
         .contentType(startsWith("text/html"))
-        .body(containsString("fetch(\"api/v1/\" + p)"))
-        .body(containsString("[\"points\", \"claims\", \"rules\"]"));
+        .body(containsString("page/app.js"));
+    given()
+        .get("/page/app.js")
+        .then()
+        .statusCode(200)
+        .body(containsString("new EventSource(\"api/v1/stream\")"));
   }
 
   private RequestSpecification authorized() {
