@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +50,26 @@ public final class MqttConnection {
       Duration keepAlive,
       Duration reconnectInitial,
       Duration reconnectMax,
-      int offlineEventLimit) {}
+      int offlineEventLimit,
+      Optional<java.nio.file.Path> caFile) {
+    /** The JVM's trust store for TLS. */
+    public Settings(
+        URI url,
+        String clientId,
+        Duration keepAlive,
+        Duration reconnectInitial,
+        Duration reconnectMax,
+        int offlineEventLimit) {
+      this(
+          url,
+          clientId,
+          keepAlive,
+          reconnectInitial,
+          reconnectMax,
+          offlineEventLimit,
+          Optional.empty());
+    }
+  }
 
   /** What the connection tells its owner; called on the client's own threads. */
   public interface Listener {
@@ -75,6 +95,7 @@ public final class MqttConnection {
   private volatile boolean connected;
   private volatile boolean everConnected;
   private volatile boolean stopping;
+  private volatile String lastFailure;
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
@@ -99,7 +120,7 @@ public final class MqttConnection {
     this.filters = List.copyOf(filters);
     this.listener = listener;
     Mqtt3ClientBuilder builder =
-        builder(settings.url(), settings.clientId())
+        builder(settings.url(), settings.clientId(), settings.caFile())
             .automaticReconnect()
             .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
             .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
@@ -135,6 +156,12 @@ public final class MqttConnection {
    * sentinel push} reach a broker the same way.
    */
   public static Mqtt3ClientBuilder builder(URI url, String clientId) {
+    return builder(url, clientId, Optional.empty());
+  }
+
+  /** {@link #builder(URI, String)}, TLS trusting the CA certificates of {@code caFile} (PEM). */
+  public static Mqtt3ClientBuilder builder(
+      URI url, String clientId, Optional<java.nio.file.Path> caFile) {
     boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
     Mqtt3ClientBuilder builder =
         MqttClient.builder()
@@ -142,7 +169,10 @@ public final class MqttConnection {
             .identifier(clientId)
             .serverHost(url.getHost())
             .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
-    if (tls) {
+    if (tls && caFile.isPresent()) {
+      builder =
+          builder.sslConfig().trustManagerFactory(BrokerTls.trusting(caFile.get())).applySslConfig();
+    } else if (tls) {
       builder = builder.sslWithDefaultConfig();
     }
     if (url.getUserInfo() != null) {
@@ -170,7 +200,9 @@ public final class MqttConnection {
                 LOG.warnf(
                     "SEN-011 cannot reach the MQTT broker at %s (%s); retrying with backoff up"
                         + " to %s; the engine runs meanwhile",
-                    redacted(), error.getMessage(), settings.reconnectMax());
+                    redacted(),
+                    BrokerTls.describe(error, redacted()),
+                    settings.reconnectMax());
               }
             });
   }
@@ -267,7 +299,15 @@ public final class MqttConnection {
     listener.connected();
   }
 
+  /** Why the last attempt to connect failed, or the connection was lost; empty before any. */
+  public Optional<String> lastFailure() {
+    return Optional.ofNullable(lastFailure);
+  }
+
   private void onDisconnected(Throwable cause) {
+    if (cause != null && !stopping) {
+      lastFailure = BrokerTls.describe(cause, redacted());
+    }
     boolean was = connected;
     synchronized (lock) {
       connected = false;
@@ -275,7 +315,7 @@ public final class MqttConnection {
     if (was && !stopping) {
       LOG.warnf(
           "SEN-014 lost the MQTT broker at %s (%s); reconnecting with backoff, commands wait",
-          redacted(), cause == null ? "closed" : cause.getMessage());
+          redacted(), cause == null ? "closed" : BrokerTls.describe(cause, redacted()));
     }
     if (was) {
       listener.disconnected(cause == null ? "closed" : String.valueOf(cause.getMessage()));
