@@ -145,6 +145,18 @@ public class Gateway {
   @ConfigProperty(name = "sentinel.gpio.engine-timeout", defaultValue = "5s")
   Duration gpioEngineTimeout;
 
+  /** An audit anchor after this many records (docs/persistence.md, "Audit anchors"). */
+  @ConfigProperty(name = "sentinel.audit.anchor-records", defaultValue = "1000")
+  long anchorRecords;
+
+  /** An audit anchor at least this often. */
+  @ConfigProperty(name = "sentinel.audit.anchor-interval", defaultValue = "60s")
+  Duration anchorInterval;
+
+  /** The gateway's anchor key; unset: {@code audit-anchor.key} in the data folder. */
+  @ConfigProperty(name = "sentinel.audit.anchor-key")
+  Optional<String> anchorKey;
+
   /** The trusted keys of signed revisions; unset: {@code keys.yaml} in the site folder, if any. */
   @ConfigProperty(name = "sentinel.ruleset.keys-file")
   Optional<String> keysFile;
@@ -165,6 +177,7 @@ public class Gateway {
   private volatile RevisionGate.Active active;
   private Optional<RevisionKeys> keys = Optional.empty();
   private RulesetTopic rulesetTopic;
+  private AuditAnchoring anchoring;
   private volatile EngineLoop loop;
   private IngestDecoder decoder;
   private GatewayMetrics metrics;
@@ -385,6 +398,20 @@ public class Gateway {
             clock,
             started,
             metrics);
+    anchoring =
+        new AuditAnchoring(
+            topics.site(),
+            topics.auditAnchor(),
+            store.anchors(),
+            mqtt,
+            clock,
+            anchorRecords,
+            anchorInterval,
+            AuditAnchoring.key(
+                anchorKey
+                    .filter(k -> !k.isBlank())
+                    .map(Path::of)
+                    .orElseGet(() -> StoreConfig.home(ConfigProvider.getConfig()).resolve("audit-anchor.key"))));
     loop.start();
     notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
     notifier.ifPresent(
@@ -396,6 +423,7 @@ public class Gateway {
       gpio.engineStarted(loop, gpioEngineTimeout, () -> running = false);
     }
     mqtt.start();
+    anchoring.start();
     running = true;
     LOG.infof(
         "SEN-002 site %s (%s): revision %d, %d points, %d rules, every rule in warmup, fail-safe"
@@ -444,6 +472,10 @@ public class Gateway {
             .join();
       }
       loop = null;
+    }
+    if (anchoring != null) {
+      anchoring.close(); // the last durable head anchored, before MQTT and the store go
+      anchoring = null;
     }
     if (gpio != null) {
       gpio.close(); // every output to its safe state, after the engine's last pass

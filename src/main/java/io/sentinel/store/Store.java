@@ -98,6 +98,10 @@ public final class Store implements AutoCloseable {
     return new Revisions(pool, READ_TIMEOUT);
   }
 
+  public Anchors anchors() {
+    return new Anchors(pool, READ_TIMEOUT);
+  }
+
   public io.sentinel.engine.RestartState restore() throws RowWriter.WriteFailed {
     return RestartReader.load(pool, READ_TIMEOUT);
   }
