@@ -3,8 +3,8 @@ package io.sentinel.audit;
 import java.util.Optional;
 
 /**
- * An intact chain checked against the latest anchor: a chain whose tail was cut is still intact,
- * so only the anchor, kept outside it, says it once reached further.
+ * An intact chain checked against the latest anchor: a chain whose tail was cut is still intact, so
+ * only the anchor, kept outside it, says it once reached further.
  */
 public final class AnchorCheck {
   private AnchorCheck() {}
@@ -18,7 +18,8 @@ public final class AnchorCheck {
    * @param trustedKey the gateway's public key (base64) to check the anchor by; empty: the key the
    *     anchor names (said in the message, to be compared with the one the gateway logs)
    */
-  public static Result check(AuditVerifier.Walk walk, AuditAnchor anchor, Optional<String> trustedKey) {
+  public static Result check(
+      AuditVerifier.Walk walk, AuditAnchor anchor, Optional<String> trustedKey) {
     String key = trustedKey.orElse(anchor.publicKey());
     String of = "the anchor of " + anchor.ts() + " (key " + AuditAnchor.fingerprint(key) + ")";
     if (!anchor.verifiesWith(key)) {

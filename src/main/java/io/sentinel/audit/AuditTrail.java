@@ -23,13 +23,13 @@ import java.util.function.Function;
 
 /**
  * Turns a pass into audit entries: a {@code firing} for every claim a rule asserted, a {@code
- * release} for every claim a rule released, an {@code
- * action} for every action that fired, a {@code conflict} for every decision taken between two or
- * more claims, an {@code override} for every operator override set, cleared or expired, a {@code
- * resume} for every suspended rule an operator resumed. Event ids are derived, like seed 003's
- * firing ids, from what happened and when: the kind, the rule or point, the revision and the engine
- * cycle (with a counter when one pass holds two of the same), so a replay of the same observations
- * derives the same ids and no restart reuses one.
+ * release} for every claim a rule released, an {@code action} for every action that fired, a {@code
+ * conflict} for every decision taken between two or more claims, an {@code override} for every
+ * operator override set, cleared or expired, a {@code resume} for every suspended rule an operator
+ * resumed. Event ids are derived, like seed 003's firing ids, from what happened and when: the
+ * kind, the rule or point, the revision and the engine cycle (with a counter when one pass holds
+ * two of the same), so a replay of the same observations derives the same ids and no restart reuses
+ * one.
  */
 public final class AuditTrail {
   private final RuleSet ruleSet;
@@ -159,9 +159,9 @@ public final class AuditTrail {
   }
 
   /**
-   * A rule's claim released (issue 17: audited like an assertion): kind {@code release}, the
-   * rule's inputs as they stood, what arbitration made of the point after it, and why in {@code
-   * reason}. A rule a revision removed is no longer in the set: its entry names it without inputs.
+   * A rule's claim released (issue 17: audited like an assertion): kind {@code release}, the rule's
+   * inputs as they stood, what arbitration made of the point after it, and why in {@code reason}. A
+   * rule a revision removed is no longer in the set: its entry names it without inputs.
    */
   private AuditEntry release(Map<String, Integer> ids, ClaimChange c, Decision d, long cycle) {
     Optional<Rule> rule = ruleSet.rule(c.ruleId());

@@ -26,7 +26,8 @@ final class AnchorFromBroker {
     String topic = new Topics(site).auditAnchor();
     CompletableFuture<String> anchor = new CompletableFuture<>();
     Mqtt3AsyncClient client =
-        MqttConnection.builder(url, "sentinel-audit-" + UUID.randomUUID().toString().substring(0, 8))
+        MqttConnection.builder(
+                url, "sentinel-audit-" + UUID.randomUUID().toString().substring(0, 8))
             .buildAsync();
     client.publishes(
         MqttGlobalPublishFilter.ALL,

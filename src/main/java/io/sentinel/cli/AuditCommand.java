@@ -4,15 +4,15 @@ import io.sentinel.audit.AnchorCheck;
 import io.sentinel.audit.AuditAnchor;
 import io.sentinel.audit.AuditVerifier;
 import io.sentinel.rule.RevisionKeys;
-import java.io.IOException;
-import java.time.Duration;
 import io.sentinel.store.Databases;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -113,7 +113,9 @@ public final class AuditCommand {
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       if (broker.isPresent() != site.isPresent()) {
-        spec.commandLine().getErr().println("sentinel audit verify: --broker needs --site, and --site --broker");
+        spec.commandLine()
+            .getErr()
+            .println("sentinel audit verify: --broker needs --site, and --site --broker");
         return 2;
       }
       Optional<AuditAnchor> anchor;
@@ -130,7 +132,8 @@ public final class AuditCommand {
           String name = file.get().getFileName().toString();
           Iterator<String> lines = in.lines().iterator();
           int line = 0;
-          while (lines.hasNext() && walk.accept(new AuditVerifier.Item(name + ":" + ++line, lines.next()))) {
+          while (lines.hasNext()
+              && walk.accept(new AuditVerifier.Item(name + ":" + ++line, lines.next()))) {
             // each record checked as it is read
           }
         }
@@ -138,7 +141,10 @@ public final class AuditCommand {
         try (Databases dbs = database.open()) {
           long[] row = {0};
           dbs.history()
-              .audit(line -> walk.accept(new AuditVerifier.Item("audit_log row " + ++row[0], line.text())));
+              .audit(
+                  line ->
+                      walk.accept(
+                          new AuditVerifier.Item("audit_log row " + ++row[0], line.text())));
         }
       }
       if (anchor.isEmpty()) {

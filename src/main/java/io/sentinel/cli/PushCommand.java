@@ -30,9 +30,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code sentinel push}: signs a revision document if given a key (and a review key), publishes it retained to {@code
- * sentinel/<site>/ruleset} and waits for the gateway's {@code ruleset/status} about this very
- * document (matched by its content hash). Runs without Quarkus, on the HiveMQ client alone.
+ * {@code sentinel push}: signs a revision document if given a key (and a review key), publishes it
+ * retained to {@code sentinel/<site>/ruleset} and waits for the gateway's {@code ruleset/status}
+ * about this very document (matched by its content hash). Runs without Quarkus, on the HiveMQ
+ * client alone.
  */
 @Command(
     name = "push",

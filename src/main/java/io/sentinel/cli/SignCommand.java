@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code sentinel sign FILE --key KEY [--review]}: adds the author's {@code signature}, or with
- * {@code --review} a reviewer's {@code review_signature}, to a revision document, so that author and
- * reviewer can each sign on their own machine before one of them pushes it (docs/revisions.md).
+ * {@code --review} a reviewer's {@code review_signature}, to a revision document, so that author
+ * and reviewer can each sign on their own machine before one of them pushes it (docs/revisions.md).
  */
 @Command(
     name = "sign",

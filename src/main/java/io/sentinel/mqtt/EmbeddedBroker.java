@@ -17,7 +17,8 @@ import java.util.function.BiConsumer;
 
 /**
  * The in-process MQTT broker of a gateway started without {@code sentinel.mqtt.url} (Moquette: MQTT
- * 3.1.1, in memory, no telemetry), on a loopback address only: it has no password and no TLS. HiveMQ CE does not run inside a Quarkus JVM.
+ * 3.1.1, in memory, no telemetry), on a loopback address only: it has no password and no TLS.
+ * HiveMQ CE does not run inside a Quarkus JVM.
  */
 public final class EmbeddedBroker implements AutoCloseable {
   /** Payloads up to this size pass the broker; the gateway's own limit is lower and counted. */

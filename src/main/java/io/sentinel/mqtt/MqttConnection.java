@@ -171,7 +171,10 @@ public final class MqttConnection {
             .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
     if (tls && caFile.isPresent()) {
       builder =
-          builder.sslConfig().trustManagerFactory(BrokerTls.trusting(caFile.get())).applySslConfig();
+          builder
+              .sslConfig()
+              .trustManagerFactory(BrokerTls.trusting(caFile.get()))
+              .applySslConfig();
     } else if (tls) {
       builder = builder.sslWithDefaultConfig();
     }
@@ -200,9 +203,7 @@ public final class MqttConnection {
                 LOG.warnf(
                     "SEN-011 cannot reach the MQTT broker at %s (%s); retrying with backoff up"
                         + " to %s; the engine runs meanwhile",
-                    redacted(),
-                    BrokerTls.describe(error, redacted()),
-                    settings.reconnectMax());
+                    redacted(), BrokerTls.describe(error, redacted()), settings.reconnectMax());
               }
             });
   }

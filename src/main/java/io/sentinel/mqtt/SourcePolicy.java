@@ -8,10 +8,10 @@ import java.util.Set;
 
 /**
  * Where a point's samples may come from (docs/runtime.md, "Where inputs may come from"): an output
- * is commanded, never reported; a derived point is computed by the gateway; a point wired to a
- * GPIO pin is read from the pin while this process reads pins; a point mapped from a third-party
- * topic takes samples from that topic only. What is left may be reported on the gateway's own
- * {@code points/<id>} topic.
+ * is commanded, never reported; a derived point is computed by the gateway; a point wired to a GPIO
+ * pin is read from the pin while this process reads pins; a point mapped from a third-party topic
+ * takes samples from that topic only. What is left may be reported on the gateway's own {@code
+ * points/<id>} topic.
  *
  * @param derived the ids of the site's derived points
  * @param pinsRead whether this process reads GPIO pins ({@code sentinel.gpio.platform} not {@code

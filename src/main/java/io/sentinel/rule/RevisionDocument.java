@@ -164,9 +164,7 @@ public final class RevisionDocument {
                     t.getKeyNode() instanceof org.snakeyaml.engine.v2.nodes.ScalarNode k
                         && k.getValue().equals(field))) {
       throw new IllegalArgumentException(
-          "the document is signed already (it has a "
-              + field
-              + "): remove it to sign it again");
+          "the document is signed already (it has a " + field + "): remove it to sign it again");
     }
     String body =
         CanonicalBody.of(root, SIGNATURES)

@@ -23,7 +23,9 @@ import java.util.Set;
 public final class RevisionGate {
   private static final Set<Band> REVIEWED = Set.of(Band.INTERLOCK, Band.SAFETY);
 
-  /** How a site sets up trusted keys and reviewers; said wherever a revision cannot pass for lack. */
+  /**
+   * How a site sets up trusted keys and reviewers; said wherever a revision cannot pass for lack.
+   */
   static final String KEY_SETUP =
       "make an author and a reviewer key (sentinel keygen author; sentinel keygen reviewer"
           + " --review), trust both in keys.yaml, restart the gateway, then push with --key"

@@ -109,7 +109,8 @@ final class AuditAnchoring implements AutoCloseable {
         "SEN-040 audit anchors on %s every %d records and at least every %s, signed by key %s"
             + " (public key %s)",
         topic, every, interval, AuditAnchor.fingerprint(pub), pub);
-    timer.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(
+        this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** One last anchor of what is durable now (at a clean stop, after the journal's last flush). */

@@ -411,7 +411,10 @@ public class Gateway {
                 anchorKey
                     .filter(k -> !k.isBlank())
                     .map(Path::of)
-                    .orElseGet(() -> StoreConfig.home(ConfigProvider.getConfig()).resolve("audit-anchor.key"))));
+                    .orElseGet(
+                        () ->
+                            StoreConfig.home(ConfigProvider.getConfig())
+                                .resolve("audit-anchor.key"))));
     loop.start();
     notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
     notifier.ifPresent(

@@ -18,7 +18,8 @@ class ApiTokenTest {
       ApiToken token = token(none);
       for (String header : new String[] {null, "Bearer ", "Bearer anything"}) {
         ApiError e = catchThrowableOfType(ApiError.class, () -> token.require(header));
-        assertThat(e.status()).isEqualTo(header == null || header.isBlank() || header.equals("Bearer ") ? 401 : 403);
+        assertThat(e.status())
+            .isEqualTo(header == null || header.isBlank() || header.equals("Bearer ") ? 401 : 403);
         assertThat(e.field()).isEqualTo("Authorization");
         assertThat(e.getMessage()).contains("sentinel.api.token");
       }

@@ -41,11 +41,37 @@ class BrokerTlsTest {
     dir = Files.createDirectories(Path.of("target/scratch/tls-" + UUID.randomUUID()));
     ca("ca");
     ca("other-ca");
-    run("openssl", "req", "-new", "-nodes", "-newkey", "rsa:2048", "-keyout", "server.key",
-        "-out", "server.csr", "-subj", "/CN=127.0.0.1");
+    run(
+        "openssl",
+        "req",
+        "-new",
+        "-nodes",
+        "-newkey",
+        "rsa:2048",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1");
     Files.writeString(dir.resolve("san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-    run("openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-        "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.ext");
+    run(
+        "openssl",
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext");
     run("mosquitto_passwd", "-c", "-b", "passwd", "gateway", "s3cret");
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -128,8 +154,7 @@ class BrokerTlsTest {
 
   private static MqttConnection connect(String credentials, String caFile) {
     URI url =
-        URI.create(
-            "ssl://" + (credentials == null ? "" : credentials + "@") + "127.0.0.1:" + port);
+        URI.create("ssl://" + (credentials == null ? "" : credentials + "@") + "127.0.0.1:" + port);
     MqttConnection c =
         new MqttConnection(
             new MqttConnection.Settings(
@@ -157,8 +182,22 @@ class BrokerTlsTest {
   }
 
   private static void ca(String name) throws Exception {
-    run("openssl", "req", "-x509", "-new", "-nodes", "-newkey", "rsa:2048", "-keyout",
-        name + ".key", "-out", name + ".pem", "-days", "2", "-subj", "/CN=sentinel test " + name);
+    run(
+        "openssl",
+        "req",
+        "-x509",
+        "-new",
+        "-nodes",
+        "-newkey",
+        "rsa:2048",
+        "-keyout",
+        name + ".key",
+        "-out",
+        name + ".pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=sentinel test " + name);
   }
 
   private static void run(String... command) throws Exception {

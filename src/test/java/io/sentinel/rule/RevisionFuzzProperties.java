@@ -61,7 +61,8 @@ class RevisionFuzzProperties {
     assertThat(c.valid()).isEqualTo(!hasError);
     c.problems().forEach(p -> assertThat(p.message()).isNotBlank());
 
-    RevisionGate.Verdict v = RevisionGate.decide(c, ACTIVE, new RevisionGate.Trust(Optional.empty(), true), "ruleset");
+    RevisionGate.Verdict v =
+        RevisionGate.decide(c, ACTIVE, new RevisionGate.Trust(Optional.empty(), true), "ruleset");
     // Both sides are exercised: a fuzzer that only ever produced rejects would prove little.
     Statistics.collect(v.getClass().getSimpleName());
     if (!(v instanceof RevisionGate.Accept a)) {

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Which revisions replace the active set: newer, valid, signed by a trusted key unless the site
  * allows unsigned revisions, and reviewed by a second, review key when an interlock or safety rule
- * changes, always (seed 001: "A priority-100
- * rule can still be replaced only by a reviewed revision").
+ * changes, always (seed 001: "A priority-100 rule can still be replaced only by a reviewed
+ * revision").
  */
 class RevisionGateTest {
   static final KeyPair OPS = RevisionKeys.generate();
@@ -56,8 +56,7 @@ class RevisionGateTest {
 
   /** The document with a reviewer's signature by {@code key} over its canonical body. */
   static String reviewed(String doc, KeyPair key) {
-    return RevisionDocument.withSignature(
-        doc, key.getPrivate(), RevisionDocument.REVIEW_SIGNATURE);
+    return RevisionDocument.withSignature(doc, key.getPrivate(), RevisionDocument.REVIEW_SIGNATURE);
   }
 
   /**
@@ -80,7 +79,10 @@ class RevisionGateTest {
   static RevisionGate.Verdict decide(
       Site site, RevisionGate.Active active, String doc, RevisionGate.Trust trust) {
     return RevisionGate.decide(
-        RevisionDocument.check("ruleset", doc, site.basis(), site.name()), active, trust, "ruleset");
+        RevisionDocument.check("ruleset", doc, site.basis(), site.name()),
+        active,
+        trust,
+        "ruleset");
   }
 
   static RevisionGate.Reject rejected(RevisionGate.Verdict v) {
@@ -196,7 +198,8 @@ class RevisionGateTest {
         rejected(decide(reviewed(byReviewerAlone, REVIEWER), Optional.of(KEYS)));
     assertThat(codes(self)).containsExactlyInAnyOrder("REV-022", "REV-027");
     RevisionGate.Reject ordinary =
-        rejected(decide(reviewed(signed(doc, OPS, RevisionDocumentTest.SITE), OPS), Optional.of(KEYS)));
+        rejected(
+            decide(reviewed(signed(doc, OPS, RevisionDocumentTest.SITE), OPS), Optional.of(KEYS)));
     assertThat(codes(ordinary)).containsExactlyInAnyOrder("REV-022", "REV-026");
     assertThat(ordinary.problems())
         .anySatisfy(p -> assertThat(p.message()).contains("'ops', which is not a review key"));

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Audit anchoring (issue 17) through the real gateway, broker and PostgreSQL: the chain's head is
  * signed with the gateway's own key, published retained and kept in {@code audit_anchors}; an
- * export with its last 10 records cut is intact as a chain, and {@code sentinel audit verify}
- * names the cut against the anchor, taken from a file, the broker or the database. Releases are in
- * the log like assertions.
+ * export with its last 10 records cut is intact as a chain, and {@code sentinel audit verify} names
+ * the cut against the anchor, taken from a file, the broker or the database. Releases are in the
+ * log like assertions.
  */
 @QuarkusTest
 @WithTestResource(
@@ -49,7 +49,8 @@ class AuditAnchorGatewayTest {
     // The pump claimed above 35 degC and released below: a firing and a release each time.
     var db = broker.database();
     for (int i = 0; i < 40 && db.count("SELECT count(*) FROM audit_log") < 16; i++) {
-      device.publish("zigbee2mqtt/boiler-flow", "{\"temperature\": " + (i % 2 == 0 ? 42 : 30) + "}");
+      device.publish(
+          "zigbee2mqtt/boiler-flow", "{\"temperature\": " + (i % 2 == 0 ? 42 : 30) + "}");
       Thread.sleep(300);
     }
     assertThat(db.count("SELECT count(*) FROM audit_log")).isGreaterThanOrEqualTo(16);

@@ -34,7 +34,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Init args: {@code site-dir}, {@code site-prefix}, {@code embedded}, {@code
  * allow-unsigned-revisions} (true: the example site, copied with {@code allow_unsigned_revisions:
- * true} in its site.yaml); any other arg is passed through as configuration. GPIO is off unless a test sets {@code sentinel.gpio.platform}.
+ * true} in its site.yaml); any other arg is passed through as configuration. GPIO is off unless a
+ * test sets {@code sentinel.gpio.platform}.
  */
 public final class BrokerResource implements QuarkusTestResourceLifecycleManager {
   /** Marks the test's field that receives the {@link Broker}. */

@@ -24,9 +24,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A gateway that trusts no keys and allows unsigned revisions takes them, and a burst of mutated revision documents
- * on its ruleset topic neither crashes it nor activates anything the pure path would not: the
- * gateway's activations are exactly those {@link RevisionGate} makes of the same documents.
+ * A gateway that trusts no keys and allows unsigned revisions takes them, and a burst of mutated
+ * revision documents on its ruleset topic neither crashes it nor activates anything the pure path
+ * would not: the gateway's activations are exactly those {@link RevisionGate} makes of the same
+ * documents.
  */
 @QuarkusTest
 @WithTestResource(

@@ -381,17 +381,14 @@ class RulesetPushGatewayTest {
   @Test
   @Order(12)
   void interlockRemoval_signedAndReviewed_becomesActive() throws IOException {
-    String rules =
-        withoutInterlock().replace("flow.value > 35", "flow.value > 47");
+    String rules = withoutInterlock().replace("flow.value > 35", "flow.value > 47");
     Push push = push(doc(start + 4, rules), "ops", "reviewer");
     assertThat(push.exit()).as(push.output()).isZero();
     assertThat(push.output()).contains("reviewed by safety-officer");
     assertThat(gateway.activeRevision()).isEqualTo(start + 4);
     assertThat(lastStatus().getJsonObject("changes").getJsonArray("removed").getList())
         .containsExactly("boiler-overheat-cutoff");
-    io.restassured.RestAssured.get("/api/v1/rules/boiler-overheat-cutoff")
-        .then()
-        .statusCode(404);
+    io.restassured.RestAssured.get("/api/v1/rules/boiler-overheat-cutoff").then().statusCode(404);
     List<List<String>> revisions = awaitAuditRevisions(4);
     assertThat(new JsonObject(revisions.get(3).get(1)).getString("reviewer"))
         .isEqualTo("safety-officer");

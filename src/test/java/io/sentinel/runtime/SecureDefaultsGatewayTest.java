@@ -70,8 +70,7 @@ class SecureDefaultsGatewayTest {
     assertThat(unsigned)
         .contains("[REV-020]", "allow_unsigned_revisions", "sentinel keygen", "keys.yaml")
         .contains("rejected; revision " + active + " stays active");
-    String signed =
-        push(RevisionDocument.withSignature(doc, RevisionKeys.generate().getPrivate()));
+    String signed = push(RevisionDocument.withSignature(doc, RevisionKeys.generate().getPrivate()));
     assertThat(signed).contains("[REV-025]", "trusts no keys");
     assertThat(gateway.activeRevision()).isEqualTo(active);
   }
