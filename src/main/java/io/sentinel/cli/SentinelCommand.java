@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
       ReplayCommand.class,
       AuditCommand.class,
       PushCommand.class,
-      KeygenCommand.class
+      KeygenCommand.class,
+      SignCommand.class
     })
 public final class SentinelCommand {}

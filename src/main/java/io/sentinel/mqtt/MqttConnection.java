@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,8 @@ public final class MqttConnection {
       Duration reconnectMax,
       int offlineEventLimit,
       int mqttVersion,
-      int receiveMaximum) {
+      int receiveMaximum,
+      Optional<java.nio.file.Path> caFile) {
     public Settings {
       if (mqttVersion != 3 && mqttVersion != 5) {
         throw new IllegalArgumentException(
@@ -104,6 +106,7 @@ public final class MqttConnection {
   private volatile boolean connected;
   private volatile boolean everConnected;
   private volatile boolean stopping;
+  private volatile String lastFailure;
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
@@ -134,7 +137,7 @@ public final class MqttConnection {
     }
     this.client5 = null;
     Mqtt3ClientBuilder builder =
-        builder(settings.url(), settings.clientId())
+        builder(settings.url(), settings.clientId(), settings.caFile())
             .automaticReconnect()
             .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
             .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
@@ -178,7 +181,12 @@ public final class MqttConnection {
             .identifier(settings.clientId())
             .serverHost(url.getHost())
             .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
-    if (tls) {
+    if (tls && settings.caFile().isPresent()) {
+      b =
+          b.sslConfig()
+              .trustManagerFactory(BrokerTls.trusting(settings.caFile().get()))
+              .applySslConfig();
+    } else if (tls) {
       b = b.sslWithDefaultConfig();
     }
     if (url.getUserInfo() != null) {
@@ -222,6 +230,12 @@ public final class MqttConnection {
    * sentinel push} reach a broker the same way.
    */
   public static Mqtt3ClientBuilder builder(URI url, String clientId) {
+    return builder(url, clientId, Optional.empty());
+  }
+
+  /** {@link #builder(URI, String)}, TLS trusting the CA certificates of {@code caFile} (PEM). */
+  public static Mqtt3ClientBuilder builder(
+      URI url, String clientId, Optional<java.nio.file.Path> caFile) {
     boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
     Mqtt3ClientBuilder builder =
         MqttClient.builder()
@@ -229,7 +243,13 @@ public final class MqttConnection {
             .identifier(clientId)
             .serverHost(url.getHost())
             .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
-    if (tls) {
+    if (tls && caFile.isPresent()) {
+      builder =
+          builder
+              .sslConfig()
+              .trustManagerFactory(BrokerTls.trusting(caFile.get()))
+              .applySslConfig();
+    } else if (tls) {
       builder = builder.sslWithDefaultConfig();
     }
     if (url.getUserInfo() != null) {
@@ -268,7 +288,7 @@ public final class MqttConnection {
             LOG.warnf(
                 "SEN-011 cannot reach the MQTT broker at %s (%s); retrying with backoff up"
                     + " to %s; the engine runs meanwhile",
-                redacted(), error.getMessage(), settings.reconnectMax());
+                redacted(), BrokerTls.describe(error, redacted()), settings.reconnectMax());
           }
         });
   }
@@ -394,7 +414,15 @@ public final class MqttConnection {
     listener.connected();
   }
 
+  /** Why the last attempt to connect failed, or the connection was lost; empty before any. */
+  public Optional<String> lastFailure() {
+    return Optional.ofNullable(lastFailure);
+  }
+
   private void onDisconnected(Throwable cause) {
+    if (cause != null && !stopping) {
+      lastFailure = BrokerTls.describe(cause, redacted());
+    }
     boolean was = connected;
     synchronized (lock) {
       connected = false;
@@ -402,7 +430,7 @@ public final class MqttConnection {
     if (was && !stopping) {
       LOG.warnf(
           "SEN-014 lost the MQTT broker at %s (%s); reconnecting with backoff, commands wait",
-          redacted(), cause == null ? "closed" : cause.getMessage());
+          redacted(), cause == null ? "closed" : BrokerTls.describe(cause, redacted()));
     }
     if (was) {
       listener.disconnected(cause == null ? "closed" : String.valueOf(cause.getMessage()));

@@ -25,15 +25,15 @@ public final class CanonicalBody {
   private CanonicalBody() {}
 
   /**
-   * The canonical text of a document's root, without the top-level {@code skipKey}; empty when a
+   * The canonical text of a document's root, without the top-level {@code skipKeys}; empty when a
    * key is not a plain scalar or repeats (the loaders report those).
    */
-  public static Optional<String> of(Node root, String skipKey) {
+  public static Optional<String> of(Node root, java.util.Set<String> skipKeys) {
     StringBuilder b = new StringBuilder();
-    return write(root, skipKey, b) ? Optional.of(b.toString()) : Optional.empty();
+    return write(root, skipKeys, b) ? Optional.of(b.toString()) : Optional.empty();
   }
 
-  private static boolean write(Node node, String skipKey, StringBuilder b) {
+  private static boolean write(Node node, java.util.Set<String> skipKeys, StringBuilder b) {
     if (node instanceof ScalarNode s) {
       scalar(s, b);
       return true;
@@ -46,7 +46,7 @@ public final class CanonicalBody {
           b.append(',');
         }
         first = false;
-        if (!write(n, null, b)) {
+        if (!write(n, java.util.Set.of(), b)) {
           return false;
         }
       }
@@ -60,7 +60,7 @@ public final class CanonicalBody {
       if (!(t.getKeyNode() instanceof ScalarNode k) || values.containsKey(k.getValue())) {
         return false;
       }
-      if (k.getValue().equals(skipKey)) {
+      if (skipKeys.contains(k.getValue())) {
         continue;
       }
       keys.add(k.getValue());
@@ -75,7 +75,7 @@ public final class CanonicalBody {
       }
       string(keys.get(i), b);
       b.append(':');
-      if (!write(values.get(keys.get(i)), null, b)) {
+      if (!write(values.get(keys.get(i)), java.util.Set.of(), b)) {
         return false;
       }
     }

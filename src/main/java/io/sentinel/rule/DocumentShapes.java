@@ -580,6 +580,10 @@ public final class DocumentShapes {
           text("The time zone of time_of_day (e.g. Europe/London; default UTC)."),
           "zones",
           list("The zones wildcards resolve against.", text("")),
+          "allow_unsigned_revisions",
+          new Shape.Flag(
+              "Accept pushed revisions not signed by a trusted key (default false). A change to an"
+                  + " interlock or safety rule needs a review signature all the same."),
           "description",
           FREE_TEXT);
 
@@ -599,7 +603,11 @@ public final class DocumentShapes {
               "rules",
               RULE_LIST,
               "signature",
-              text("Base64 Ed25519 signature over the canonical body.")),
+              text("The author's base64 Ed25519 signature over the canonical body."),
+              "review_signature",
+              text(
+                  "A reviewer's base64 Ed25519 signature over the canonical body (a review key;"
+                      + " needed by a change to an interlock or safety rule).")),
           "revision",
           "site",
           "rules");

@@ -20,6 +20,15 @@ import org.snakeyaml.engine.v2.nodes.Node;
 public final class RevisionDocument {
   private RevisionDocument() {}
 
+  /** The author's signature: by any trusted key. */
+  public static final String SIGNATURE = "signature";
+
+  /** A reviewer's signature over the same body: by a key marked {@code review: true}. */
+  public static final String REVIEW_SIGNATURE = "review_signature";
+
+  /** What a canonical body leaves out: the signatures, so that either may be added in any order. */
+  static final java.util.Set<String> SIGNATURES = java.util.Set.of(SIGNATURE, REVIEW_SIGNATURE);
+
   /**
    * What a check found. The number, site and signature are given whenever they could be read, so
    * that a rejection can name the revision it rejects.
@@ -32,6 +41,7 @@ public final class RevisionDocument {
       OptionalLong revision,
       Optional<String> site,
       Optional<String> signature,
+      Optional<String> reviewSignature,
       String canonicalBody,
       Optional<RuleSet> ruleSet,
       List<Problem> problems) {
@@ -88,8 +98,10 @@ public final class RevisionDocument {
           "",
           "site: this revision is for site '" + site.get() + "', not '" + siteName + "'");
     }
-    Optional<String> signature = f.get("signature").flatMap(n -> signature(yaml, n));
-    String body = CanonicalBody.of(root, "signature").orElse("");
+    Optional<String> signature = f.get(SIGNATURE).flatMap(n -> signature(yaml, n, SIGNATURE));
+    Optional<String> review =
+        f.get(REVIEW_SIGNATURE).flatMap(n -> signature(yaml, n, REVIEW_SIGNATURE));
+    String body = CanonicalBody.of(root, SIGNATURES).orElse("");
     checkPoints(yaml, f, basis.points());
     DerivedSet derived =
         f.get("derived")
@@ -108,7 +120,7 @@ public final class RevisionDocument {
                     .orElse(List.of()),
             problems);
     Optional<RuleSet> valid = problems.hasErrors() ? Optional.empty() : Optional.of(ruleSet);
-    return new Checked(number, site, signature, body, valid, problems.sorted());
+    return new Checked(number, site, signature, review, body, valid, problems.sorted());
   }
 
   /**
@@ -118,18 +130,24 @@ public final class RevisionDocument {
   public static Optional<String> canonicalBody(String text) {
     List<Node> documents = new YamlFile("revision", new Problems()).parseAll(text);
     return documents.size() == 1 && documents.get(0) instanceof MappingNode
-        ? CanonicalBody.of(documents.get(0), "signature")
+        ? CanonicalBody.of(documents.get(0), SIGNATURES)
         : Optional.empty();
   }
 
-  /**
-   * The document with {@code signature:} added, signed by {@code key} over its canonical body; its
-   * lines stay where they were (appended to a block mapping, inserted before a JSON object's
-   * closing brace), so problems the gateway reports point at the file as written.
-   *
-   * @throws IllegalArgumentException when the text is not one mapping, or is signed already
-   */
+  /** The document with the author's {@code signature:} added. */
   public static String withSignature(String text, java.security.PrivateKey key) {
+    return withSignature(text, key, SIGNATURE);
+  }
+
+  /**
+   * The document with {@code field} ({@link #SIGNATURE} or {@link #REVIEW_SIGNATURE}) added, signed
+   * by {@code key} over its canonical body; its lines stay where they were (appended to a block
+   * mapping, inserted before a JSON object's closing brace), so problems the gateway reports point
+   * at the file as written.
+   *
+   * @throws IllegalArgumentException when the text is not one mapping, or has that field already
+   */
+  public static String withSignature(String text, java.security.PrivateKey key, String field) {
     Problems problems = new Problems();
     List<Node> documents = new YamlFile("revision", problems).parseAll(text);
     if (documents.size() != 1 || !(documents.get(0) instanceof MappingNode root)) {
@@ -139,17 +157,17 @@ public final class RevisionDocument {
               .map(Problem::format)
               .orElse("a revision document is one mapping (revision:, site:, rules:)"));
     }
-    if (!YamlFile.scalarOf(root, "signature").isEmpty()
+    if (!YamlFile.scalarOf(root, field).isEmpty()
         || root.getValue().stream()
             .anyMatch(
                 t ->
                     t.getKeyNode() instanceof org.snakeyaml.engine.v2.nodes.ScalarNode k
-                        && k.getValue().equals("signature"))) {
+                        && k.getValue().equals(field))) {
       throw new IllegalArgumentException(
-          "the document is signed already: remove its signature: to sign it again");
+          "the document is signed already (it has a " + field + "): remove it to sign it again");
     }
     String body =
-        CanonicalBody.of(root, "signature")
+        CanonicalBody.of(root, SIGNATURES)
             .orElseThrow(
                 () -> new IllegalArgumentException("a key is repeated or not a plain name"));
     String signature = RevisionKeys.sign(key, body);
@@ -162,12 +180,14 @@ public final class RevisionDocument {
       String sep = root.getValue().isEmpty() ? "" : ", ";
       return text.substring(0, at)
           + sep
-          + "\"signature\": \""
+          + "\""
+          + field
+          + "\": \""
           + signature
           + "\""
           + text.substring(at);
     }
-    return (text.endsWith("\n") ? text : text + "\n") + "signature: " + signature + "\n";
+    return (text.endsWith("\n") ? text : text + "\n") + field + ": " + signature + "\n";
   }
 
   private static Checked rejected(
@@ -176,7 +196,8 @@ public final class RevisionDocument {
       Optional<String> site,
       Optional<String> signature,
       String body) {
-    return new Checked(number, site, signature, body, Optional.empty(), problems.sorted());
+    return new Checked(
+        number, site, signature, Optional.empty(), body, Optional.empty(), problems.sorted());
   }
 
   private static OptionalLong revisionNumber(YamlFile yaml, YamlFile.Fields f) {
@@ -203,14 +224,14 @@ public final class RevisionDocument {
     return OptionalLong.empty();
   }
 
-  private static Optional<String> signature(YamlFile yaml, Node node) {
-    Optional<String> text = yaml.text(node, "signature", "");
+  private static Optional<String> signature(YamlFile yaml, Node node, String field) {
+    Optional<String> text = yaml.text(node, field, "");
     if (text.isPresent()) {
       try {
         java.util.Base64.getDecoder().decode(text.get().strip());
         return Optional.of(text.get().strip());
       } catch (IllegalArgumentException e) {
-        yaml.error(node, "REV-007", "", "signature: not base64 (" + e.getMessage() + ")");
+        yaml.error(node, "REV-007", "", field + ": not base64 (" + e.getMessage() + ")");
       }
     }
     return Optional.empty();

@@ -15,14 +15,35 @@ import java.util.Set;
 
 /**
  * Whether a checked revision document may replace the active rule set (docs/revisions.md): it must
- * be valid, newer than the active revision, and, when the site trusts keys, signed by one of them;
- * a revision that adds, changes, toggles or removes an interlock or safety rule (or changes a
- * derived point one reads) needs a key marked for review. Every reason is given at once.
+ * be valid, newer than the active revision, and signed by a trusted key unless the site allows
+ * unsigned revisions; a revision that adds, changes, toggles or removes an interlock or safety rule
+ * (or changes a derived point one reads) needs a review signature as well, always: by a key marked
+ * for review, other than the author's. Every reason is given at once.
  */
 public final class RevisionGate {
   private static final Set<Band> REVIEWED = Set.of(Band.INTERLOCK, Band.SAFETY);
 
+  /**
+   * How a site sets up trusted keys and reviewers; said wherever a revision cannot pass for lack.
+   */
+  static final String KEY_SETUP =
+      "make an author and a reviewer key (sentinel keygen author; sentinel keygen reviewer"
+          + " --review), trust both in keys.yaml, restart the gateway, then push with --key"
+          + " author.key --review-key reviewer.key";
+
   private RevisionGate() {}
+
+  /**
+   * What a site trusts.
+   *
+   * @param keys its trusted keys ({@code keys.yaml}); empty when it has none
+   * @param allowUnsigned {@code allow_unsigned_revisions: true} in site.yaml: a revision needs no
+   *     author's signature (a review signature still, where one is needed)
+   */
+  public record Trust(Optional<RevisionKeys> keys, boolean allowUnsigned) {
+    /** No keys, nothing unsigned: every revision is rejected. */
+    public static final Trust NONE = new Trust(Optional.empty(), false);
+  }
 
   /** The rule set running now, and the revision it came from. */
   public record Active(long revision, String contentHash, RuleSet ruleSet) {}
@@ -33,7 +54,8 @@ public final class RevisionGate {
   public record Unchanged(long revision) implements Verdict {}
 
   /**
-   * @param signer the trusted key that signed it; empty when the site trusts no keys
+   * @param signer the trusted key that signed it; empty when unsigned (or no keys to check it)
+   * @param reviewer the review key that reviewed it; empty when it needed no review and had none
    * @param warnings problems that do not stop it (also the document's own warnings)
    */
   public record Accept(
@@ -42,6 +64,7 @@ public final class RevisionGate {
       RuleSet ruleSet,
       RuleChanges changes,
       Optional<String> signer,
+      Optional<String> reviewer,
       List<Problem> warnings)
       implements Verdict {}
 
@@ -52,14 +75,14 @@ public final class RevisionGate {
       implements Verdict {}
 
   /**
-   * @param keys the site's trusted keys; empty when it trusts none (unsigned revisions accepted)
+   * @param trust the site's trusted keys and whether it allows unsigned revisions
    * @param file the name problems carry (the topic's, {@code ruleset})
    */
   public static Verdict decide(
-      RevisionDocument.Checked candidate, Active active, Optional<RevisionKeys> keys, String file) {
+      RevisionDocument.Checked candidate, Active active, Trust trust, String file) {
     Problems problems = new Problems();
     candidate.problems().forEach(problems::add);
-    String reason = candidate.valid() ? "" : "invalid";
+    String[] reason = {candidate.valid() ? "" : "invalid"};
     OptionalLong number = candidate.revision();
     if (number.isPresent()) {
       long n = number.getAsLong();
@@ -83,60 +106,31 @@ public final class RevisionGate {
                     + " is older than the active revision "
                     + active.revision()
                     + ": revisions only move forward");
-        reason = reason.isEmpty() ? "stale" : reason;
+        reason(reason, "stale");
       }
     }
-    Optional<String> signer = Optional.empty();
-    if (keys.isEmpty()) {
-      if (candidate.signature().isPresent()) {
-        problems.warning(
-            "REV-024",
-            file,
-            0,
-            "",
-            "signature not checked: this gateway trusts no keys (sentinel.ruleset.keys-file)");
-      }
-    } else if (candidate.signature().isEmpty()) {
-      problems.error(
-          "REV-020",
-          file,
-          0,
-          "",
-          "unsigned: this gateway accepts only revisions signed by a trusted key (sentinel push"
-              + " --key KEY)");
-      reason = reason.isEmpty() ? "unsigned" : reason;
-    } else if (!candidate.canonicalBody().isEmpty()) {
-      Optional<RevisionKeys.TrustedKey> key =
-          keys.get().signer(candidate.canonicalBody(), candidate.signature().get());
-      if (key.isEmpty()) {
+    Optional<RevisionKeys.TrustedKey> signer = author(candidate, trust, file, problems, reason);
+    Optional<RevisionKeys.TrustedKey> reviewer =
+        reviewer(candidate, trust, signer, file, problems, reason);
+    if (candidate.valid() && reviewer.isEmpty()) {
+      for (String[] r : needingReview(active.ruleSet(), candidate.ruleSet().orElseThrow())) {
         problems.error(
-            "REV-021",
+            "REV-022",
             file,
             0,
-            "",
-            "signature does not verify with any trusted key: forged, signed by an unknown key, or"
-                + " changed after signing");
-        reason = reason.isEmpty() ? "forged" : reason;
-      } else {
-        signer = Optional.of(key.get().name());
-        if (candidate.valid() && !key.get().review()) {
-          for (String[] r : needingReview(active.ruleSet(), candidate.ruleSet().orElseThrow())) {
-            problems.error(
-                "REV-022",
-                file,
-                0,
-                r[0],
-                r[1]
-                    + ": needs a signature by a review key; signed by '"
-                    + key.get().name()
-                    + "', which is not one");
-            reason = reason.isEmpty() ? "unreviewed" : reason;
-          }
-        }
+            r[0],
+            r[1]
+                + (trust.keys().isEmpty()
+                    ? ": needs a review signature, and this gateway trusts no keys, so no change"
+                        + " to an interlock or safety rule can be reviewed: "
+                        + KEY_SETUP
+                    : ": needs a review signature (review_signature, by a key with review: true"
+                        + " other than the author's: sentinel push --review-key KEY)"));
+        reason(reason, "unreviewed");
       }
     }
     if (problems.hasErrors()) {
-      return new Reject(number, reason.isEmpty() ? "invalid" : reason, problems.sorted());
+      return new Reject(number, reason[0].isEmpty() ? "invalid" : reason[0], problems.sorted());
     }
     RuleSet next = candidate.ruleSet().orElseThrow();
     return new Accept(
@@ -144,8 +138,127 @@ public final class RevisionGate {
         candidate.contentHash(),
         next,
         RuleChanges.between(active.ruleSet(), next),
-        signer,
+        signer.map(RevisionKeys.TrustedKey::name),
+        reviewer.map(RevisionKeys.TrustedKey::name),
         problems.sorted());
+  }
+
+  private static void reason(String[] reason, String r) {
+    if (reason[0].isEmpty()) {
+      reason[0] = r;
+    }
+  }
+
+  /** The trusted key of the author's signature; errors when one is needed and missing or false. */
+  private static Optional<RevisionKeys.TrustedKey> author(
+      RevisionDocument.Checked candidate,
+      Trust trust,
+      String file,
+      Problems problems,
+      String[] reason) {
+    if (candidate.signature().isEmpty()) {
+      if (!trust.allowUnsigned()) {
+        problems.error(
+            "REV-020",
+            file,
+            0,
+            "",
+            trust.keys().isEmpty()
+                ? "unsigned: this site trusts no keys and does not set allow_unsigned_revisions:"
+                    + " true in site.yaml, so it accepts no pushed revision; "
+                    + KEY_SETUP
+                : "unsigned: this gateway accepts only revisions signed by a trusted key (sentinel"
+                    + " push --key KEY)");
+        reason(reason, "unsigned");
+      }
+      return Optional.empty();
+    }
+    if (trust.keys().isEmpty()) {
+      if (trust.allowUnsigned()) {
+        problems.warning(
+            "REV-024",
+            file,
+            0,
+            "",
+            "signature not checked: this gateway trusts no keys (sentinel.ruleset.keys-file)");
+      } else {
+        problems.error(
+            "REV-025",
+            file,
+            0,
+            "",
+            "signature cannot be checked: this site trusts no keys (keys.yaml), so it accepts no"
+                + " pushed revision; "
+                + KEY_SETUP);
+        reason(reason, "unsigned");
+      }
+      return Optional.empty();
+    }
+    if (candidate.canonicalBody().isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<RevisionKeys.TrustedKey> key =
+        trust.keys().get().signer(candidate.canonicalBody(), candidate.signature().get());
+    if (key.isEmpty()) {
+      problems.error(
+          "REV-021",
+          file,
+          0,
+          "",
+          "signature does not verify with any trusted key: forged, signed by an unknown key, or"
+              + " changed after signing");
+      reason(reason, "forged");
+    }
+    return key;
+  }
+
+  /**
+   * The review key of the review signature, when it verifies with a key marked for review other
+   * than the author's; errors when one is given that does not.
+   */
+  private static Optional<RevisionKeys.TrustedKey> reviewer(
+      RevisionDocument.Checked candidate,
+      Trust trust,
+      Optional<RevisionKeys.TrustedKey> author,
+      String file,
+      Problems problems,
+      String[] reason) {
+    if (candidate.reviewSignature().isEmpty()
+        || trust.keys().isEmpty()
+        || candidate.canonicalBody().isEmpty()) {
+      // Without keys a review signature proves nothing: a review-needing change says so below.
+      return Optional.empty();
+    }
+    Optional<RevisionKeys.TrustedKey> key =
+        trust.keys().get().signer(candidate.canonicalBody(), candidate.reviewSignature().get());
+    if (key.isEmpty() || !key.get().review()) {
+      problems.error(
+          "REV-026",
+          file,
+          0,
+          "",
+          key.isEmpty()
+              ? "review_signature does not verify with any trusted key: forged, signed by an"
+                  + " unknown key, or changed after signing"
+              : "review_signature is by '"
+                  + key.get().name()
+                  + "', which is not a review key (review: true in keys.yaml)");
+      reason(reason, key.isEmpty() ? "forged" : "unreviewed");
+      return Optional.empty();
+    }
+    if (author.isPresent() && author.get().name().equals(key.get().name())) {
+      problems.error(
+          "REV-027",
+          file,
+          0,
+          "",
+          "review_signature is by the author's own key '"
+              + key.get().name()
+              + "': a review is a second key's");
+      reason(reason, "unreviewed");
+      return Optional.empty();
+    }
+    return key;
   }
 
   /**

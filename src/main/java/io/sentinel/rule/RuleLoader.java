@@ -876,6 +876,12 @@ public final class RuleLoader {
     }
   }
 
+  private static String canonicalKey(Node key) {
+    StringBuilder b = new StringBuilder();
+    canonical(key, b, false);
+    return b.toString();
+  }
+
   private static void canonical(Node node, StringBuilder b, boolean top) {
     if (node instanceof ScalarNode s) {
       b.append('"').append(s.getValue().strip().replace("\"", "\\\"")).append('"');
@@ -891,7 +897,14 @@ public final class RuleLoader {
                   !(top
                       && t.getKeyNode() instanceof ScalarNode k
                       && (k.getValue().equals("enabled") || k.getValue().equals("description"))))
-          .sorted(java.util.Comparator.comparing(t -> ((ScalarNode) t.getKeyNode()).getValue()))
+          // A key that is not a scalar (a fuzzed `{a: 1}: x`, rejected by the loaders) sorts by its
+          // own canonical text rather than throwing.
+          .sorted(
+              java.util.Comparator.comparing(
+                  t ->
+                      t.getKeyNode() instanceof ScalarNode k
+                          ? k.getValue()
+                          : canonicalKey(t.getKeyNode())))
           .forEach(
               t -> {
                 canonical(t.getKeyNode(), b, false);

@@ -48,7 +48,10 @@ public record Site(String name, Path dir, RuleSet ruleSet, Basis basis) {
     return firstExisting(dir.resolve("points.yaml"), dir.resolve("seeds/points.yaml"));
   }
 
-  /** {@code site.yaml} (or seeds/site.yaml): time zone and zones; defaults when absent. */
+  /**
+   * {@code site.yaml} (or seeds/site.yaml): time zone, zones, allow_unsigned_revisions; defaults
+   * when absent.
+   */
   static SiteSettings settings(Path dir, Problems problems) {
     Optional<Path> file = firstExisting(dir.resolve("site.yaml"), dir.resolve("seeds/site.yaml"));
     if (file.isEmpty()) {
@@ -79,7 +82,12 @@ public record Site(String name, Path dir, RuleSet ruleSet, Basis basis) {
         .flatMap(n -> yaml.sequence(n, "zones", ""))
         .ifPresent(l -> l.forEach(z -> yaml.text(z, "zones", "").ifPresent(zones::add)));
     Optional<String> name = f.get().get("name").flatMap(n -> yaml.text(n, "name", ""));
-    return new SiteSettings(name, zone, zones);
+    boolean allowUnsigned =
+        f.get()
+            .get("allow_unsigned_revisions")
+            .flatMap(n -> yaml.bool(n, "allow_unsigned_revisions", ""))
+            .orElse(false);
+    return new SiteSettings(name, zone, zones, allowUnsigned);
   }
 
   public static Optional<Path> derivedFile(Path dir) {

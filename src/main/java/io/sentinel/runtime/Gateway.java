@@ -16,6 +16,7 @@ import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.mqtt.IngestDecoder;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.MqttDriver;
+import io.sentinel.mqtt.SourcePolicy;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.passlog.Observation;
 import io.sentinel.point.PointDriver;
@@ -85,6 +86,10 @@ public class Gateway {
   @ConfigProperty(name = "sentinel.mqtt.client-id")
   Optional<String> clientId;
 
+  /** The CA certificate(s), PEM, that an ssl:// broker's certificate must chain to. */
+  @ConfigProperty(name = "sentinel.mqtt.ca-file")
+  Optional<String> mqttCaFile;
+
   @ConfigProperty(name = "sentinel.mqtt.embedded-host", defaultValue = "127.0.0.1")
   String embeddedHost;
 
@@ -143,6 +148,18 @@ public class Gateway {
   @ConfigProperty(name = "sentinel.gpio.engine-timeout", defaultValue = "5s")
   Duration gpioEngineTimeout;
 
+  /** An audit anchor after this many records (docs/persistence.md, "Audit anchors"). */
+  @ConfigProperty(name = "sentinel.audit.anchor-records", defaultValue = "1000")
+  long anchorRecords;
+
+  /** An audit anchor at least this often. */
+  @ConfigProperty(name = "sentinel.audit.anchor-interval", defaultValue = "60s")
+  Duration anchorInterval;
+
+  /** The gateway's anchor key; unset: {@code audit-anchor.key} in the data folder. */
+  @ConfigProperty(name = "sentinel.audit.anchor-key")
+  Optional<String> anchorKey;
+
   /** The trusted keys of signed revisions; unset: {@code keys.yaml} in the site folder, if any. */
   @ConfigProperty(name = "sentinel.ruleset.keys-file")
   Optional<String> keysFile;
@@ -163,6 +180,7 @@ public class Gateway {
   private volatile RevisionGate.Active active;
   private Optional<RevisionKeys> keys = Optional.empty();
   private RulesetTopic rulesetTopic;
+  private AuditAnchoring anchoring;
   private volatile EngineLoop loop;
   private IngestDecoder decoder;
   private GatewayMetrics metrics;
@@ -191,9 +209,19 @@ public class Gateway {
     site = loaded.site().orElseThrow();
     topics = new Topics(siteName.filter(s -> !s.isBlank()).orElse(site.name()));
     List<IngestDecoder.SourceProblem> sourceProblems = new ArrayList<>();
-    // Derived points are computed here: a sample for one from outside is an unknown point. The
-    // registry of points.yaml is the one every revision runs over (docs/revisions.md).
-    decoder = IngestDecoder.of(site.basis().points(), topics, maxPayloadBytes, sourceProblems);
+    // The registry of points.yaml is the one every revision runs over (docs/revisions.md); what
+    // may feed which point: docs/runtime.md, "Where inputs may come from".
+    decoder =
+        IngestDecoder.of(
+            site.basis().points(),
+            new SourcePolicy(
+                site.basis().derived().ordered().stream()
+                    .map(io.sentinel.derived.DerivedPoint::id)
+                    .collect(Collectors.toSet()),
+                !gpioPlatform.trim().equalsIgnoreCase("off")),
+            topics,
+            maxPayloadBytes,
+            sourceProblems);
     if (!sourceProblems.isEmpty()) {
       sourceProblems.forEach(
           p ->
@@ -211,7 +239,8 @@ public class Gateway {
         broker = EmbeddedBroker.start(embeddedHost, embeddedPort);
         brokerUrl = broker.url();
         LOG.infof(
-            "SEN-003 no sentinel.mqtt.url: embedded MQTT broker on %s (publish samples to %s<id>)",
+            "SEN-003 no sentinel.mqtt.url: embedded MQTT broker on %s, loopback only (anonymous,"
+                + " no TLS: reachable from this machine alone; publish samples to %s<id>)",
             brokerUrl, topics.pointPrefix());
       } catch (EmbeddedBroker.PortInUseException e) {
         // A broker already listens where the embedded one would: that is the machine's broker,
@@ -250,7 +279,8 @@ public class Gateway {
                 offlineEvents,
                 // Moquette speaks 3.1.1 only (docs/runtime.md, "The embedded broker").
                 broker != null ? 3 : mqttVersion,
-                receiveMaximum),
+                receiveMaximum,
+                mqttCaFile.filter(f -> !f.isBlank()).map(Path::of)),
             topics.status(),
             () -> Payloads.status("online", Optional.of(activeRevision()), started),
             offline,
@@ -362,7 +392,7 @@ public class Gateway {
         new RulesetTopic(
             site.basis(),
             topics,
-            keys,
+            new RevisionGate.Trust(keys, site.basis().settings().allowUnsignedRevisions()),
             active,
             loop,
             mqtt,
@@ -371,6 +401,23 @@ public class Gateway {
             clock,
             started,
             metrics);
+    anchoring =
+        new AuditAnchoring(
+            topics.site(),
+            topics.auditAnchor(),
+            store.anchors(),
+            mqtt,
+            clock,
+            anchorRecords,
+            anchorInterval,
+            AuditAnchoring.key(
+                anchorKey
+                    .filter(k -> !k.isBlank())
+                    .map(Path::of)
+                    .orElseGet(
+                        () ->
+                            StoreConfig.home(ConfigProvider.getConfig())
+                                .resolve("audit-anchor.key"))));
     loop.start();
     notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
     notifier.ifPresent(
@@ -382,6 +429,7 @@ public class Gateway {
       gpio.engineStarted(loop, gpioEngineTimeout, () -> running = false);
     }
     mqtt.start();
+    anchoring.start();
     running = true;
     LOG.infof(
         "SEN-002 site %s (%s): revision %d, %d points, %d rules, every rule in warmup, fail-safe"
@@ -430,6 +478,10 @@ public class Gateway {
             .join();
       }
       loop = null;
+    }
+    if (anchoring != null) {
+      anchoring.close(); // the last durable head anchored, before MQTT and the store go
+      anchoring = null;
     }
     if (gpio != null) {
       gpio.close(); // every output to its safe state, after the engine's last pass
@@ -550,9 +602,9 @@ public class Gateway {
 
   /**
    * The keys signed revisions must carry: {@code sentinel.ruleset.keys-file}, else {@code
-   * keys.yaml} in the site folder. Without either, unsigned revisions are accepted, and the log
-   * says so. A keys file with an error stops the start: trusting fewer keys than configured would
-   * be a surprise.
+   * keys.yaml} in the site folder. Without either, every pushed revision is rejected unless the
+   * site allows unsigned ones; the log says which. A keys file with an error stops the start:
+   * trusting fewer keys than configured would be a surprise.
    */
   private Optional<RevisionKeys> loadKeys() {
     Optional<Path> file =
@@ -560,12 +612,29 @@ public class Gateway {
             .filter(f -> !f.isBlank())
             .map(Path::of)
             .or(() -> Optional.of(site.dir().resolve("keys.yaml")).filter(Files::exists));
+    boolean allowUnsigned = site.basis().settings().allowUnsignedRevisions();
     if (file.isEmpty()) {
-      LOG.warnf(
-          "SEN-030 no trusted keys (sentinel.ruleset.keys-file, or keys.yaml in the site folder):"
-              + " UNSIGNED rule-set revisions on %s are accepted",
-          topics.ruleset());
+      if (allowUnsigned) {
+        LOG.warnf(
+            "SEN-030 no trusted keys (sentinel.ruleset.keys-file, or keys.yaml in the site"
+                + " folder) and allow_unsigned_revisions: true: UNSIGNED rule-set revisions on %s"
+                + " are accepted; a change to an interlock or safety rule is rejected (it cannot"
+                + " be reviewed without keys)",
+            topics.ruleset());
+      } else {
+        LOG.infof(
+            "SEN-029 no trusted keys (sentinel.ruleset.keys-file, or keys.yaml in the site"
+                + " folder): every rule-set revision pushed on %s is rejected (docs/revisions.md:"
+                + " sentinel keygen, keys.yaml; or allow_unsigned_revisions: true in site.yaml)",
+            topics.ruleset());
+      }
       return Optional.empty();
+    }
+    if (allowUnsigned) {
+      LOG.warnf(
+          "SEN-030 allow_unsigned_revisions: true: UNSIGNED rule-set revisions on %s are"
+              + " accepted; a change to an interlock or safety rule needs a review signature",
+          topics.ruleset());
     }
     if (!Files.isRegularFile(file.get())) {
       throw new IllegalStateException(

@@ -8,7 +8,6 @@ import io.sentinel.rule.Problem;
 import io.sentinel.rule.Problems;
 import io.sentinel.rule.RevisionDocument;
 import io.sentinel.rule.RevisionGate;
-import io.sentinel.rule.RevisionKeys;
 import io.sentinel.rule.RuleChanges;
 import io.sentinel.rule.Site;
 import io.sentinel.store.PassRecorder;
@@ -47,7 +46,7 @@ final class RulesetTopic implements AutoCloseable {
 
   private final Site.Basis basis;
   private final Topics topics;
-  private final Optional<RevisionKeys> keys;
+  private final RevisionGate.Trust trust;
   private final EngineLoop loop;
   private final MqttConnection mqtt;
   private final PassRecorder recorder;
@@ -70,7 +69,7 @@ final class RulesetTopic implements AutoCloseable {
   RulesetTopic(
       Site.Basis basis,
       Topics topics,
-      Optional<RevisionKeys> keys,
+      RevisionGate.Trust trust,
       RevisionGate.Active active,
       EngineLoop loop,
       MqttConnection mqtt,
@@ -81,7 +80,7 @@ final class RulesetTopic implements AutoCloseable {
       GatewayMetrics metrics) {
     this.basis = basis;
     this.topics = topics;
-    this.keys = keys;
+    this.trust = trust;
     this.active = active;
     this.loop = loop;
     this.mqtt = mqtt;
@@ -152,7 +151,7 @@ final class RulesetTopic implements AutoCloseable {
     } else {
       RevisionDocument.Checked checked =
           RevisionDocument.check(file, text.get(), basis, topics.site());
-      verdict = RevisionGate.decide(checked, active, keys, file);
+      verdict = RevisionGate.decide(checked, active, trust, file);
       hash = checked.canonicalBody().isEmpty() ? "" : checked.contentHash();
       if (verdict instanceof RevisionGate.Accept a) {
         activate(a, text.get());
@@ -169,6 +168,7 @@ final class RulesetTopic implements AutoCloseable {
             "active",
             hash,
             List.of(),
+            Optional.empty(),
             Optional.empty(),
             Optional.empty());
       }
@@ -198,6 +198,7 @@ final class RulesetTopic implements AutoCloseable {
     detail.put("previous_revision", active.revision());
     detail.put("content_hash", a.contentHash());
     detail.put("signer", a.signer().orElse(null));
+    detail.put("reviewer", a.reviewer().orElse(null));
     detail.put("kept", a.changes().kept());
     detail.put("toggled", a.changes().toggled());
     detail.put("changed", a.changes().changed());
@@ -231,7 +232,10 @@ final class RulesetTopic implements AutoCloseable {
     }
     a.warnings().forEach(p -> LOG.warn(p.format()));
     String summary =
-        a.signer().map(s -> "signed by " + s + "; ").orElse("unsigned; ") + a.changes().summary();
+        a.signer().map(s -> "signed by " + s).orElse("unsigned")
+            + a.reviewer().map(r -> ", reviewed by " + r).orElse("")
+            + "; "
+            + a.changes().summary();
     LOG.infof("SEN-038 revision %d active: %s", a.revision(), summary);
     status(
         OptionalLong.of(a.revision()),
@@ -239,6 +243,7 @@ final class RulesetTopic implements AutoCloseable {
         a.contentHash(),
         a.warnings(),
         a.signer(),
+        a.reviewer(),
         Optional.of(a.changes()));
     mqtt.publishRetained(
         topics.status(), Payloads.status("online", Optional.of(a.revision()), started));
@@ -273,7 +278,14 @@ final class RulesetTopic implements AutoCloseable {
               + " the status topic and the control events still say it",
           which, e.getMessage());
     }
-    status(r.revision(), "rejected", hash, r.problems(), Optional.empty(), Optional.empty());
+    status(
+        r.revision(),
+        "rejected",
+        hash,
+        r.problems(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
     event(
         "ruleset-rejected",
         r.revision().orElse(0),
@@ -286,6 +298,7 @@ final class RulesetTopic implements AutoCloseable {
       String hash,
       List<Problem> problems,
       Optional<String> signer,
+      Optional<String> reviewer,
       Optional<RuleChanges> changes) {
     mqtt.publishRetained(
         topics.rulesetStatus(),
@@ -296,6 +309,7 @@ final class RulesetTopic implements AutoCloseable {
             hash.isEmpty() ? Optional.empty() : Optional.of(hash),
             problems,
             signer,
+            reviewer,
             changes,
             clock.instant()));
     lastStatusHash = hash;

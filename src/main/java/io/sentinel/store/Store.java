@@ -110,6 +110,10 @@ public final class Store implements AutoCloseable {
     return new Revisions(pool, READ_TIMEOUT);
   }
 
+  public Anchors anchors() {
+    return new Anchors(pool, READ_TIMEOUT);
+  }
+
   /**
    * The state a restart takes back: PostgreSQL's, then the journal's records PostgreSQL had not
    * taken yet on top. PostgreSQL away (or the schema not there yet): the journal's alone, said.

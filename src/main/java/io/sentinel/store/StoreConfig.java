@@ -20,8 +20,13 @@ public record StoreConfig(
     return Path.of(System.getProperty("user.home"), ".sentinel");
   }
 
+  /** {@code sentinel.home} when set, else {@link #home()}. */
+  public static Path home(Config c) {
+    return c.getOptionalValue("sentinel.home", String.class).map(Path::of).orElse(home());
+  }
+
   public static StoreConfig from(Config c) {
-    Path home = c.getOptionalValue("sentinel.home", String.class).map(Path::of).orElse(home());
+    Path home = home(c);
     Journal.Settings d =
         Journal.Settings.defaults(
             c.getOptionalValue("sentinel.journal.dir", String.class)

@@ -125,6 +125,7 @@ public final class Payloads {
       Optional<String> contentHash,
       List<io.sentinel.rule.Problem> problems,
       Optional<String> signer,
+      Optional<String> reviewer,
       Optional<io.sentinel.rule.RuleChanges> changes,
       Instant at) {
     io.vertx.core.json.JsonArray list = new io.vertx.core.json.JsonArray();
@@ -137,6 +138,7 @@ public final class Payloads {
             .put("content_hash", contentHash.orElse(null))
             .put("problems", list);
     signer.ifPresent(s -> o.put("signer", s));
+    reviewer.ifPresent(s -> o.put("reviewer", s));
     changes.ifPresent(
         c ->
             o.put(

@@ -61,12 +61,19 @@ class RevisionFuzzProperties {
     assertThat(c.valid()).isEqualTo(!hasError);
     c.problems().forEach(p -> assertThat(p.message()).isNotBlank());
 
-    RevisionGate.Verdict v = RevisionGate.decide(c, ACTIVE, Optional.empty(), "ruleset");
+    RevisionGate.Verdict v =
+        RevisionGate.decide(c, ACTIVE, new RevisionGate.Trust(Optional.empty(), true), "ruleset");
     // Both sides are exercised: a fuzzer that only ever produced rejects would prove little.
     Statistics.collect(v.getClass().getSimpleName());
     if (!(v instanceof RevisionGate.Accept a)) {
-      assertThat(v instanceof RevisionGate.Unchanged || !c.valid() || c.revision().orElse(0) <= 1)
-          .as("a valid newer revision is accepted without keys")
+      // Issue 17: without keys a change to an interlock or safety rule cannot be reviewed, so a
+      // mutation that touches one is rejected even where unsigned revisions are allowed.
+      assertThat(
+              v instanceof RevisionGate.Unchanged
+                  || !c.valid()
+                  || c.revision().orElse(0) <= 1
+                  || (v instanceof RevisionGate.Reject r && r.reason().equals("unreviewed")))
+          .as("a valid newer revision is accepted without keys unless it needs a review")
           .isTrue();
       return;
     }

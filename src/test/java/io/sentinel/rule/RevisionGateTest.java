@@ -9,9 +9,10 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which revisions replace the active set: newer, valid, and signed by a trusted key when the site
- * has keys, by a review key when an interlock or safety rule changes (seed 001: "A priority-100
- * rule can still be replaced only by a reviewed revision").
+ * Which revisions replace the active set: newer, valid, signed by a trusted key unless the site
+ * allows unsigned revisions, and reviewed by a second, review key when an interlock or safety rule
+ * changes, always (seed 001: "A priority-100 rule can still be replaced only by a reviewed
+ * revision").
  */
 class RevisionGateTest {
   static final KeyPair OPS = RevisionKeys.generate();
@@ -53,14 +54,35 @@ class RevisionGateTest {
     return doc + "\nsignature: " + RevisionKeys.sign(key.getPrivate(), c.canonicalBody()) + "\n";
   }
 
+  /** The document with a reviewer's signature by {@code key} over its canonical body. */
+  static String reviewed(String doc, KeyPair key) {
+    return RevisionDocument.withSignature(doc, key.getPrivate(), RevisionDocument.REVIEW_SIGNATURE);
+  }
+
+  /**
+   * Without keys, as a site that allows unsigned revisions (what the gateway did before issue 17);
+   * with keys, as one that does not.
+   */
   static RevisionGate.Verdict decide(String doc, Optional<RevisionKeys> keys) {
-    return decide(RevisionDocumentTest.SITE, ACTIVE, doc, keys);
+    return decide(doc, new RevisionGate.Trust(keys, keys.isEmpty()));
+  }
+
+  static RevisionGate.Verdict decide(String doc, RevisionGate.Trust trust) {
+    return decide(RevisionDocumentTest.SITE, ACTIVE, doc, trust);
   }
 
   static RevisionGate.Verdict decide(
       Site site, RevisionGate.Active active, String doc, Optional<RevisionKeys> keys) {
+    return decide(site, active, doc, new RevisionGate.Trust(keys, keys.isEmpty()));
+  }
+
+  static RevisionGate.Verdict decide(
+      Site site, RevisionGate.Active active, String doc, RevisionGate.Trust trust) {
     return RevisionGate.decide(
-        RevisionDocument.check("ruleset", doc, site.basis(), site.name()), active, keys, "ruleset");
+        RevisionDocument.check("ruleset", doc, site.basis(), site.name()),
+        active,
+        trust,
+        "ruleset");
   }
 
   static RevisionGate.Reject rejected(RevisionGate.Verdict v) {
@@ -155,10 +177,71 @@ class RevisionGateTest {
             p -> {
               assertThat(p.code()).isEqualTo("REV-022");
               assertThat(p.rule()).isEqualTo("boiler-overheat-cutoff");
-              assertThat(p.message()).contains("changes interlock rule", "signed by 'ops'");
+              assertThat(p.message())
+                  .contains("changes interlock rule", "needs a review signature");
             });
-    assertThat(decide(signed(doc, REVIEWER, RevisionDocumentTest.SITE), Optional.of(KEYS)))
-        .isInstanceOf(RevisionGate.Accept.class);
+    String authored = signed(doc, OPS, RevisionDocumentTest.SITE);
+    RevisionGate.Accept a =
+        (RevisionGate.Accept) decide(reviewed(authored, REVIEWER), Optional.of(KEYS));
+    assertThat(a.signer()).contains("ops");
+    assertThat(a.reviewer()).contains("safety-officer");
+  }
+
+  @Test
+  void aReviewIsASecondReviewKeysSignature_notTheAuthorsOwnNorAnOrdinaryKeys() {
+    String doc = RevisionDocumentTest.doc(6, BOILER.replace(">= 95 degC", ">= 99 degC"));
+    // Issue 17: a review key's signature as the author's alone no longer reviews the change.
+    String byReviewerAlone = signed(doc, REVIEWER, RevisionDocumentTest.SITE);
+    assertThat(codes(rejected(decide(byReviewerAlone, Optional.of(KEYS)))))
+        .containsExactly("REV-022");
+    RevisionGate.Reject self =
+        rejected(decide(reviewed(byReviewerAlone, REVIEWER), Optional.of(KEYS)));
+    assertThat(codes(self)).containsExactlyInAnyOrder("REV-022", "REV-027");
+    RevisionGate.Reject ordinary =
+        rejected(
+            decide(reviewed(signed(doc, OPS, RevisionDocumentTest.SITE), OPS), Optional.of(KEYS)));
+    assertThat(codes(ordinary)).containsExactlyInAnyOrder("REV-022", "REV-026");
+    assertThat(ordinary.problems())
+        .anySatisfy(p -> assertThat(p.message()).contains("'ops', which is not a review key"));
+    RevisionGate.Reject forged =
+        rejected(
+            decide(
+                reviewed(signed(doc, OPS, RevisionDocumentTest.SITE), STRANGER),
+                Optional.of(KEYS)));
+    assertThat(forged.reason()).isEqualTo("forged");
+  }
+
+  @Test
+  void withoutKeysOrAllowUnsigned_everyRevisionIsRejected_sayingHowToSetUpKeys() {
+    String doc = RevisionDocumentTest.doc(6, BOILER.replace("> 35", "> 30"));
+    RevisionGate.Reject r = rejected(decide(doc, RevisionGate.Trust.NONE));
+    assertThat(r.reason()).isEqualTo("unsigned");
+    assertThat(r.problems().get(0).message())
+        .contains("allow_unsigned_revisions", "sentinel keygen", "keys.yaml");
+    RevisionGate.Reject signedAnyway =
+        rejected(decide(signed(doc, OPS, RevisionDocumentTest.SITE), RevisionGate.Trust.NONE));
+    assertThat(codes(signedAnyway)).containsExactly("REV-025");
+  }
+
+  @Test
+  void allowUnsigned_stillNeedsAReview_whichWithoutKeysCannotBeHad() {
+    String doc = RevisionDocumentTest.doc(6, BOILER.replace(">= 95 degC", ">= 99 degC"));
+    RevisionGate.Trust unsignedNoKeys = new RevisionGate.Trust(Optional.empty(), true);
+    RevisionGate.Reject r = rejected(decide(doc, unsignedNoKeys));
+    assertThat(r.reason()).isEqualTo("unreviewed");
+    assertThat(r.problems().get(0).message())
+        .contains("trusts no keys", "sentinel keygen reviewer --review", "--review-key");
+    // A review signature means nothing without keys to check it by.
+    assertThat(rejected(decide(reviewed(doc, REVIEWER), unsignedNoKeys)).reason())
+        .isEqualTo("unreviewed");
+
+    RevisionGate.Trust unsignedWithKeys = new RevisionGate.Trust(Optional.of(KEYS), true);
+    assertThat(rejected(decide(doc, unsignedWithKeys)).reason()).isEqualTo("unreviewed");
+    RevisionGate.Accept a = (RevisionGate.Accept) decide(reviewed(doc, REVIEWER), unsignedWithKeys);
+    assertThat(a.signer()).isEmpty();
+    assertThat(a.reviewer()).contains("safety-officer");
+    String ordinary = RevisionDocumentTest.doc(6, BOILER.replace("> 35", "> 30"));
+    assertThat(decide(ordinary, unsignedWithKeys)).isInstanceOf(RevisionGate.Accept.class);
   }
 
   @Test
@@ -192,7 +275,8 @@ class RevisionGateTest {
         rejected(decide(venue, active, signed(doc, OPS, venue), Optional.of(KEYS)));
     assertThat(r.problems()).extracting(Problem::rule).containsExactly("cell4-estop-hold");
     assertThat(r.problems().get(0).message()).contains("changes safety rule");
-    assertThat(decide(venue, active, signed(doc, REVIEWER, venue), Optional.of(KEYS)))
+    assertThat(
+            decide(venue, active, reviewed(signed(doc, OPS, venue), REVIEWER), Optional.of(KEYS)))
         .isInstanceOf(RevisionGate.Accept.class);
   }
 

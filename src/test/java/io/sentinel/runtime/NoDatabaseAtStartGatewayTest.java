@@ -90,7 +90,8 @@ class NoDatabaseAtStartGatewayTest {
     List<String> published = new ArrayList<>();
     for (int i = 0; i < SAMPLES; i++) {
       String v = Integer.toString(40 + i % 50) + "." + (i / 50);
-      device.publish(broker.topic("points/" + FLOW), v);
+      // The flow is mapped from its Zigbee2MQTT topic, the only topic it is taken from.
+      device.publish("zigbee2mqtt/boiler-flow", "{\"temperature\": " + v + "}");
       published.add(v);
     }
     device.publish(broker.topic("points/boiler.ch1.demand"), "false");
