@@ -12,7 +12,7 @@ import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
 import io.sentinel.rule.Rule;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.YamlFile;
+import io.sentinel.site.yaml.YamlFile;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;

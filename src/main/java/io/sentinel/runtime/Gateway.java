@@ -22,11 +22,11 @@ import io.sentinel.mqtt.Payloads;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionGate;
-import io.sentinel.rule.RevisionKeys;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionGate;
+import io.sentinel.site.revision.RevisionKeys;
+import io.sentinel.site.yaml.Problem;
 import io.sentinel.store.Journal;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.RestoredState;
@@ -572,7 +572,7 @@ public class Gateway {
       throw new IllegalStateException(
           "SEN-034 sentinel.ruleset.keys-file " + file.get() + " is not a readable file");
     }
-    io.sentinel.rule.Problems problems = new io.sentinel.rule.Problems();
+    io.sentinel.site.yaml.Problems problems = new io.sentinel.site.yaml.Problems();
     RevisionKeys loaded = RevisionKeys.load(file.get().toString(), Site.read(file.get()), problems);
     problems.sorted().forEach(p -> LOG.error(p.format()));
     if (problems.hasErrors()) {

@@ -2,7 +2,7 @@ package io.sentinel.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.sentinel.testing.SiteCopy;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,7 +66,7 @@ class RevisionsTest {
       Path site = SiteCopy.of(dir.resolve("site"));
       assertThat(record(revisions, site)).isEqualTo(new Revisions.Recorded(1, "active"));
 
-      io.sentinel.rule.Problems forged = new io.sentinel.rule.Problems();
+      io.sentinel.site.yaml.Problems forged = new io.sentinel.site.yaml.Problems();
       forged.error("REV-021", "sentinel/example/ruleset", 3, "", "the signature does not verify");
       long first =
           revisions.recordRejected(
@@ -78,7 +78,7 @@ class RevisionsTest {
               java.util.Optional.of("revision: 900\n"),
               1,
               T);
-      io.sentinel.rule.Problems unreadable = new io.sentinel.rule.Problems();
+      io.sentinel.site.yaml.Problems unreadable = new io.sentinel.site.yaml.Problems();
       unreadable.error("REV-009", "sentinel/example/ruleset", 0, "", "not UTF-8");
       long second =
           revisions.recordRejected(

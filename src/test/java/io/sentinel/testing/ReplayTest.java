@@ -7,7 +7,7 @@ import io.sentinel.journal.CommandIntent;
 import io.sentinel.journal.JournalJson;
 import io.sentinel.journal.JournalWindow;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,0 +1,19 @@
+package io.sentinel.site;
+
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * What a site says about itself in {@code site.yaml}: its name (the MQTT topic root; the folder's
+ * name when absent), its time zone (time_of_day) and its zones (the DSL's {@code zone: court.*}
+ * instantiates a rule once per matching zone).
+ */
+public record SiteSettings(java.util.Optional<String> name, ZoneId timeZone, List<String> zones) {
+  public static final SiteSettings DEFAULT =
+      new SiteSettings(java.util.Optional.empty(), ZoneOffset.UTC, List.of());
+
+  public SiteSettings {
+    zones = List.copyOf(zones);
+  }
+}

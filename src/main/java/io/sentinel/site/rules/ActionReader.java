@@ -1,0 +1,134 @@
+package io.sentinel.site.rules;
+
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.Registry;
+import io.sentinel.point.SourceRef;
+import io.sentinel.rule.ActionSpec;
+import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.YamlFile;
+import io.sentinel.site.yaml.YamlFile.Fields;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.snakeyaml.engine.v2.nodes.Node;
+
+/** A native rule's {@code actions:}: notifications and pulses, each with its cooldown. */
+final class ActionReader {
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([^}]*?)\\s*}}");
+  private static final Map<String, Set<String>> ACTION_KEYS =
+      DocumentShapes.keySets(DocumentShapes.ACTIONS);
+
+  private final YamlFile yaml;
+  private final Registry registry;
+
+  ActionReader(YamlFile yaml, Registry registry) {
+    this.yaml = yaml;
+    this.registry = registry;
+  }
+
+  List<ActionSpec> actions(Fields f, String id, Map<String, PointSpec> inputs) {
+    List<ActionSpec> out = new ArrayList<>();
+    f.get("actions")
+        .flatMap(n -> yaml.sequence(n, "actions", id))
+        .ifPresent(items -> items.forEach(item -> action(item, id, inputs).ifPresent(out::add)));
+    return out;
+  }
+
+  private Optional<ActionSpec> action(Node item, String id, Map<String, PointSpec> inputs) {
+    Optional<Fields> probe = yaml.mapping(item, "action", id, Set.of());
+    if (probe.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<String> kind = probe.get().get("kind").flatMap(n -> yaml.text(n, "action kind", id));
+    if (kind.isEmpty() || !ACTION_KEYS.containsKey(kind.get())) {
+      yaml.error(
+          item,
+          "RULE-060",
+          id,
+          "action kind must be notify or pulse" + kind.map(k -> " (found '" + k + "')").orElse(""));
+      return Optional.empty();
+    }
+    Optional<Fields> maybe =
+        yaml.mapping(item, "action " + kind.get(), id, ACTION_KEYS.get(kind.get()));
+    if (maybe.isEmpty()) {
+      return Optional.empty();
+    }
+    Fields a = maybe.get();
+    Optional<Duration> cooldown = a.get("cooldown").flatMap(n -> yaml.duration(n, "cooldown", id));
+    if (!a.has("cooldown")) {
+      yaml.error(
+          item,
+          "RULE-061",
+          id,
+          "action "
+              + kind.get()
+              + " has no cooldown: an action without one eventually fires in a loop");
+    }
+    Map<String, String> fields = new LinkedHashMap<>();
+    a.entries()
+        .forEach(
+            (k, n) -> {
+              if (!k.equals("kind") && !k.equals("cooldown")) {
+                yaml.text(n, "action " + k, id).ifPresent(v -> fields.put(k, v));
+              }
+            });
+    if (kind.get().equals("notify")) {
+      for (String required : List.of("channel", "message")) {
+        if (!a.has(required)) {
+          yaml.error(item, "RULE-062", id, "action notify needs " + required);
+        }
+      }
+      Node message = a.get("message").orElse(item);
+      Matcher m = PLACEHOLDER.matcher(fields.getOrDefault("message", ""));
+      while (m.find()) {
+        String name = m.group(1);
+        if (!placeholderKnown(name, fields, inputs)) {
+          yaml.error(
+              message,
+              "RULE-063",
+              id,
+              "message placeholder {{ "
+                  + name
+                  + " }} is neither an action field nor <input>.value / <input>.quality nor rule");
+        }
+      }
+    } else {
+      Optional<PointSpec> point = RuleChecks.claimTarget(yaml, registry, a, id, "pulse");
+      Optional<Duration> duration =
+          a.get("duration").flatMap(n -> yaml.duration(n, "duration", id));
+      if (!a.has("duration")) {
+        yaml.error(item, "RULE-065", id, "action pulse needs a duration");
+      }
+      point.ifPresent(
+          p ->
+              RuleChecks.pulse(
+                  yaml,
+                  a.get("point").orElseThrow(),
+                  a.get("duration").orElse(item),
+                  p,
+                  duration,
+                  fields.get("duration"),
+                  id));
+    }
+    return cooldown.map(
+        c ->
+            new ActionSpec(kind.get(), c, fields, new SourceRef(yaml.file(), YamlFile.line(item))));
+  }
+
+  private static boolean placeholderKnown(
+      String name, Map<String, String> fields, Map<String, PointSpec> inputs) {
+    if (name.equals("rule") || fields.containsKey(name)) {
+      return true;
+    }
+    int dot = name.lastIndexOf('.');
+    return dot > 0
+        && inputs.containsKey(name.substring(0, dot))
+        && (name.endsWith(".value") || name.endsWith(".quality"));
+  }
+}

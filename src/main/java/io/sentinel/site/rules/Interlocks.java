@@ -1,0 +1,103 @@
+package io.sentinel.site.rules;
+
+import io.sentinel.point.Value;
+import io.sentinel.rule.Band;
+import io.sentinel.rule.ClaimSpec;
+import io.sentinel.rule.InputLoss;
+import io.sentinel.rule.Rule.InterlockClass;
+import io.sentinel.site.yaml.YamlFile;
+import io.sentinel.site.yaml.YamlFile.Fields;
+import java.util.List;
+import java.util.Optional;
+import org.snakeyaml.engine.v2.nodes.Node;
+
+/** A native interlock rule's class (fail_safe or fail_clear) and a fail_safe's fail_value. */
+final class Interlocks {
+  private final YamlFile yaml;
+  private final RulePolicies policies;
+
+  Interlocks(YamlFile yaml, RulePolicies policies) {
+    this.yaml = yaml;
+    this.policies = policies;
+  }
+
+  Optional<InterlockClass> interlock(Fields f, String id, Optional<Band> band) {
+    boolean isInterlock = band.filter(b -> b == Band.INTERLOCK).isPresent();
+    Optional<String> t = f.get("interlock_class").flatMap(n -> yaml.text(n, "interlock_class", id));
+    if (t.isEmpty()) {
+      if (isInterlock && !f.has("interlock_class")) {
+        yaml.error(
+            f.node(),
+            "RULE-070",
+            id,
+            "an interlock rule needs interlock_class: fail_safe or fail_clear");
+      }
+      return Optional.empty();
+    }
+    Node n = f.get("interlock_class").orElseThrow();
+    Optional<InterlockClass> c =
+        switch (t.get()) {
+          case "fail_safe" -> Optional.of(InterlockClass.FAIL_SAFE);
+          case "fail_clear" -> Optional.of(InterlockClass.FAIL_CLEAR);
+          default -> Optional.empty();
+        };
+    if (c.isEmpty()) {
+      yaml.error(
+          n, "RULE-071", id, "interlock_class '" + t.get() + "' is not fail_safe or fail_clear");
+    }
+    if (!isInterlock && band.isPresent()) {
+      yaml.error(
+          n,
+          "RULE-072",
+          id,
+          "interlock_class belongs to rules in band interlock (this rule is in "
+              + band.get().wireName()
+              + ")");
+    }
+    return c;
+  }
+
+  Optional<Value> failValue(
+      Fields f,
+      String id,
+      Optional<InterlockClass> interlock,
+      List<ClaimSpec> claims,
+      Optional<InputLoss> loss) {
+    boolean failSafe = interlock.filter(c -> c == InterlockClass.FAIL_SAFE).isPresent();
+    if (!f.has("fail_value")) {
+      if (failSafe) {
+        yaml.error(
+            f.node(),
+            "RULE-073",
+            id,
+            "a fail_safe interlock needs fail_value: the protective value it asserts from core start");
+      }
+      return Optional.empty();
+    }
+    Node n = f.get("fail_value").orElseThrow();
+    if (!failSafe) {
+      yaml.warning(
+          n, "RULE-074", id, "fail_value is used by fail_safe interlocks only; it is ignored here");
+      return Optional.empty();
+    }
+    if (claims.isEmpty()) {
+      yaml.error(
+          n, "RULE-075", id, "a fail_safe interlock needs claims: the points fail_value protects");
+      return Optional.empty();
+    }
+    Optional<Value> v = policies.valueForAllClaims(n, claims, "fail_value", id);
+    if (v.isPresent()
+        && loss.isPresent()
+        && !(loss.get() instanceof InputLoss.Assert a && a.value().equals(v.get()))) {
+      yaml.warning(
+          f.keyNode("on_input_loss"),
+          "RULE-076",
+          id,
+          "a fail_safe interlock asserts fail_value on input loss whatever on_input_loss says; write"
+              + " on_input_loss: {assert: "
+              + v.get()
+              + "} to say so");
+    }
+    return v;
+  }
+}

@@ -1,0 +1,190 @@
+package io.sentinel.site.rules;
+
+import io.sentinel.point.PointSpec;
+import io.sentinel.point.Registry;
+import io.sentinel.point.Value;
+import io.sentinel.rule.ClaimSpec;
+import io.sentinel.rule.InputLoss;
+import io.sentinel.rule.Rule.RequiredQuality;
+import io.sentinel.rule.Warmup;
+import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.ValueReader;
+import io.sentinel.site.yaml.YamlFile;
+import io.sentinel.site.yaml.YamlFile.Fields;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.snakeyaml.engine.v2.common.ScalarStyle;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+
+/**
+ * The policies both rule forms write the same way: on_input_loss and its hold_max, warmup and
+ * required_quality. One reading, one set of checks (RULE-040..047), for native and DSL rules.
+ */
+public final class RulePolicies {
+  private static final Pattern DEADLINE = Pattern.compile("deadline\\((.*)\\)");
+  private static final Pattern ASSERT = Pattern.compile("assert\\((.*)\\)");
+
+  private final YamlFile yaml;
+  private final Registry registry;
+
+  public RulePolicies(YamlFile yaml, Registry registry) {
+    this.yaml = yaml;
+    this.registry = registry;
+  }
+
+  /**
+   * {@code hold_max}: the bound of on_input_loss hold, which needs one (RULE-040); without hold it
+   * has no effect (RULE-041).
+   */
+  public Optional<Duration> holdMax(Fields f, String id, Optional<InputLoss> loss) {
+    Optional<Duration> holdMax = f.get("hold_max").flatMap(n -> yaml.duration(n, "hold_max", id));
+    if (loss.filter(l -> l instanceof InputLoss.Hold).isPresent() && !f.has("hold_max")) {
+      yaml.error(
+          f.keyNode("on_input_loss"),
+          "RULE-040",
+          id,
+          "on_input_loss: hold needs a bound: add hold_max (e.g. hold_max: 30m), after which it"
+              + " degrades to release");
+    }
+    if (f.has("hold_max") && loss.filter(l -> l instanceof InputLoss.Hold).isEmpty()) {
+      yaml.warning(
+          f.keyNode("hold_max"),
+          "RULE-041",
+          id,
+          "hold_max has no effect unless on_input_loss is hold");
+    }
+    return holdMax;
+  }
+
+  public Optional<InputLoss> inputLoss(Fields f, String id, List<ClaimSpec> claims) {
+    if (!f.has("on_input_loss")) {
+      yaml.error(
+          f.node(),
+          "RULE-042",
+          id,
+          "on_input_loss is missing: every rule says release, hold or {assert: value}");
+      return Optional.empty();
+    }
+    Node n = f.get("on_input_loss").orElseThrow();
+    Optional<Node> assertNode = Optional.empty();
+    if (n instanceof MappingNode) {
+      assertNode =
+          yaml.mapping(n, "on_input_loss", id, DocumentShapes.INPUT_LOSS_ASSERT.keys())
+              .flatMap(m -> m.get("assert"));
+      if (assertNode.isEmpty()) {
+        yaml.error(n, "RULE-043", id, "on_input_loss is release, hold or {assert: value}");
+        return Optional.empty();
+      }
+    } else if (n instanceof ScalarNode s) {
+      String t = s.getValue();
+      Matcher m = ASSERT.matcher(t);
+      if (t.equals("release")) {
+        return Optional.of(new InputLoss.Release());
+      }
+      if (t.equals("hold")) {
+        return Optional.of(new InputLoss.Hold());
+      }
+      if (!m.matches()) {
+        yaml.error(
+            n, "RULE-043", id, "on_input_loss '" + t + "' is not release, hold or {assert: value}");
+        return Optional.empty();
+      }
+      assertNode =
+          Optional.of(
+              new ScalarNode(
+                  s.getTag(),
+                  true,
+                  m.group(1).trim(),
+                  ScalarStyle.PLAIN,
+                  s.getStartMark(),
+                  s.getEndMark()));
+    } else {
+      yaml.error(n, "RULE-043", id, "on_input_loss is release, hold or {assert: value}");
+      return Optional.empty();
+    }
+    Optional<Value> value = valueForAllClaims(assertNode.get(), claims, "on_input_loss assert", id);
+    if (claims.isEmpty()) {
+      yaml.error(n, "RULE-044", id, "on_input_loss assert needs claims to assert on");
+    }
+    return value.map(InputLoss.Assert::new);
+  }
+
+  /** A value written once and applied to every claimed point must fit each of them. */
+  Optional<Value> valueForAllClaims(Node n, List<ClaimSpec> claims, String field, String id) {
+    Optional<Value> value = Optional.empty();
+    for (ClaimSpec c : claims) {
+      PointSpec p = registry.find(c.pointId()).orElseThrow();
+      Optional<Value> v = ValueReader.read(yaml, n, p, field, id);
+      if (v.isEmpty()) {
+        return Optional.empty();
+      }
+      value = v;
+    }
+    return value;
+  }
+
+  public RequiredQuality requiredQuality(Fields f, String id) {
+    Optional<String> t =
+        f.get("required_quality").flatMap(n -> yaml.text(n, "required_quality", id));
+    if (t.isEmpty() || t.get().equals("live")) {
+      return RequiredQuality.LIVE;
+    }
+    if (t.get().equals("live_or_stale")) {
+      return RequiredQuality.LIVE_OR_STALE;
+    }
+    yaml.error(
+        f.get("required_quality").orElseThrow(),
+        "RULE-045",
+        id,
+        "required_quality '" + t.get() + "' is not live or live_or_stale");
+    return RequiredQuality.LIVE;
+  }
+
+  public Optional<Warmup> warmup(Fields f, String id) {
+    if (!f.has("warmup")) {
+      yaml.error(
+          f.node(),
+          "RULE-046",
+          id,
+          "warmup is missing: all_inputs_live, all_inputs_known or deadline(60s)");
+      return Optional.empty();
+    }
+    Node n = f.get("warmup").orElseThrow();
+    return yaml.text(n, "warmup", id)
+        .flatMap(
+            t -> {
+              if (t.equals("all_inputs_live")) {
+                return Optional.of(new Warmup.AllInputsLive());
+              }
+              if (t.equals("all_inputs_known")) {
+                return Optional.of(new Warmup.AllInputsKnown());
+              }
+              Matcher m = DEADLINE.matcher(t);
+              if (m.matches()) {
+                Optional<Duration> d = YamlFile.parseDuration(m.group(1));
+                if (d.isPresent() && !d.get().isZero()) {
+                  return Optional.of(new Warmup.Deadline(d.get()));
+                }
+                yaml.error(
+                    n,
+                    "YAML-020",
+                    id,
+                    "warmup deadline '" + m.group(1) + "' is not a duration above zero");
+                return Optional.empty();
+              }
+              yaml.error(
+                  n,
+                  "RULE-047",
+                  id,
+                  "warmup '"
+                      + t
+                      + "' is not all_inputs_live, all_inputs_known or deadline(<duration>)");
+              return Optional.empty();
+            });
+  }
+}
