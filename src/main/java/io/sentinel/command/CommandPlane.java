@@ -9,10 +9,10 @@ import io.sentinel.point.Direction;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.Transition;
 import io.sentinel.point.Value;
+import io.sentinel.rule.ActionSpec;
 import io.sentinel.rule.Band;
 import io.sentinel.rule.Rule;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.site.yaml.YamlFile;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -134,18 +134,16 @@ public final class CommandPlane {
       touched.add(s);
     }
     for (ActionFired a : actions) {
-      if (a.kind().equals("fade")) {
-        fade(a, now).ifPresent(touched::add);
+      if (a.spec() instanceof ActionSpec.Fade f) {
+        fade(a, f, now).ifPresent(touched::add);
         continue;
       }
-      if (!a.kind().equals("pulse")) {
+      if (!(a.spec() instanceof ActionSpec.Pulse pulse)) {
         continue;
       }
-      Slot s = slots.get(a.fields().getOrDefault("point", ""));
-      Optional<Duration> duration =
-          Optional.ofNullable(a.fields().get("duration")).flatMap(YamlFile::parseDuration);
-      if (s == null || duration.isEmpty()) {
-        continue; // the loader guarantees both; a bad action is not the plane's to invent
+      Slot s = slots.get(pulse.point());
+      if (s == null) {
+        continue; // the loader checked the point; one this plane does not drive is not its own
       }
       want(
           s,
@@ -154,7 +152,7 @@ public final class CommandPlane {
               Command.Kind.PULSE_ON,
               Optional.ofNullable(ruleBands.get(a.ruleId())),
               Optional.of(a.ruleId()),
-              duration.get()),
+              pulse.duration()),
           now);
       touched.add(s);
     }
@@ -166,22 +164,19 @@ public final class CommandPlane {
   }
 
   /** A fade action becomes a command carrying its target value and ramp. */
-  private Optional<Slot> fade(ActionFired a, Instant now) {
-    Slot s = slots.get(a.fields().getOrDefault("point", ""));
-    Optional<Duration> over =
-        Optional.ofNullable(a.fields().get("over")).flatMap(YamlFile::parseDuration);
-    String target = a.fields().get("value");
-    if (s == null || over.isEmpty() || target == null) {
-      return Optional.empty(); // the loader guarantees all three
+  private Optional<Slot> fade(ActionFired a, ActionSpec.Fade fade, Instant now) {
+    Slot s = slots.get(fade.point());
+    if (s == null) {
+      return Optional.empty();
     }
     want(
         s,
         new Desired(
-            Value.of(Double.parseDouble(target)),
+            fade.value(),
             Command.Kind.FADE,
             Optional.ofNullable(ruleBands.get(a.ruleId())),
             Optional.of(a.ruleId()),
-            over.get()),
+            fade.over()),
         now);
     return Optional.of(s);
   }

@@ -21,7 +21,6 @@ import io.sentinel.rule.RuleChanges;
 import io.sentinel.rule.RuleSet;
 import io.sentinel.rule.Trigger;
 import io.sentinel.rule.Warmup;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -874,20 +873,16 @@ public final class Engine {
     if (rule.isFailSafe()) {
       r.state = RuleState.INPUT_LOST;
       setClaims(r, r.failSafe, t, "fail-safe on input loss");
-    } else if (rule.onInputLoss() instanceof InputLoss.Hold) {
+    } else if (rule.onInputLoss() instanceof InputLoss.Hold hold) {
       if (r.state == RuleState.ACTIVE) {
         r.state = RuleState.HOLDING;
-        r.holdUntil = t.plus(rule.holdMax().orElse(Duration.ZERO));
+        r.holdUntil = t.plus(hold.max());
         schedule(r.holdUntil, r.index);
       } else if (r.state == RuleState.HOLDING && !t.isBefore(r.holdUntil)) {
         r.state = RuleState.INPUT_LOST;
         r.holdUntil = null;
         setClaims(r, Map.of(), t, "hold_max reached");
-        event(
-            "hold-expired",
-            rule.id(),
-            "held claims released at hold_max " + rule.holdMax().orElseThrow(),
-            t);
+        event("hold-expired", rule.id(), "held claims released at hold_max " + hold.max(), t);
       }
     } else {
       r.state = RuleState.INPUT_LOST;
@@ -924,7 +919,7 @@ public final class Engine {
 
   private static Map<String, Value> failSafeClaims(Rule rule) {
     Map<String, Value> m = new LinkedHashMap<>();
-    Value v = rule.failValue().orElseThrow();
+    Value v = rule.failSafe().orElseThrow().value();
     rule.claims().forEach(c -> m.put(c.pointId(), v));
     return m;
   }
@@ -1016,7 +1011,7 @@ public final class Engine {
       Map<String, String> fields = new LinkedHashMap<>(spec.fields());
       fields.computeIfPresent("message", (k, m) -> render(m, r, spec));
       out.actions.add(
-          new ActionFired(r.rule.id() + "/" + a + "/" + seq, r.rule.id(), spec.kind(), fields, t));
+          new ActionFired(r.rule.id() + "/" + a + "/" + seq, r.rule.id(), spec, fields, t));
     }
   }
 
@@ -1054,8 +1049,8 @@ public final class Engine {
             + "; released under on_input_loss until an operator resumes it",
         t);
     out.selfPoints.add(new SelfPoint("rule." + r.rule.id() + ".suspended", Value.TRUE, t));
-    if (!r.rule.isFailSafe() && r.rule.onInputLoss() instanceof InputLoss.Hold) {
-      r.holdUntil = t.plus(r.rule.holdMax().orElse(Duration.ZERO));
+    if (!r.rule.isFailSafe() && r.rule.onInputLoss() instanceof InputLoss.Hold hold) {
+      r.holdUntil = t.plus(hold.max());
       schedule(r.holdUntil, r.index);
     } else {
       setClaims(r, r.onLoss, t, "suspended");

@@ -269,7 +269,6 @@ public final class DslLoader {
     Warmup warmup =
         f.has("warmup") ? policies.warmup(f, id).orElse(null) : new Warmup.AllInputsLive();
     RequiredQuality quality = policies.requiredQuality(f, id);
-    Optional<Duration> holdMax = policies.holdMax(f, id, Optional.ofNullable(loss));
     if (loss == null || warmup == null || errorCount() > errors) {
       return Optional.empty();
     }
@@ -286,10 +285,8 @@ public final class DslLoader {
             claims,
             actions,
             loss,
-            holdMax,
             quality,
             warmup,
-            Optional.empty(),
             Optional.empty(),
             f.get("enabled").flatMap(n -> yaml.bool(n, "enabled", id)).orElse(true),
             new SourceRef(yaml.file(), YamlFile.line(node)),
@@ -787,10 +784,7 @@ public final class DslLoader {
       if (onlyKeys(o, Set.of("emit"))) {
         o.get("emit")
             .flatMap(n -> yaml.text(n, "emit", id))
-            .ifPresent(
-                e ->
-                    actions.add(
-                        new ActionSpec("emit", Duration.ZERO, Map.of("event", e), true, where)));
+            .ifPresent(e -> actions.add(new ActionSpec.Emit(e, where)));
       }
       return;
     }
@@ -916,12 +910,8 @@ public final class DslLoader {
       return Optional.empty();
     }
     return Optional.of(
-        new ActionSpec(
-            "pulse",
-            Duration.ZERO,
-            Map.of("point", target.id(), "duration", d.get().toMillis() + "ms"),
-            true,
-            where));
+        new ActionSpec.Pulse(
+            target.id(), d.get(), d.get().toMillis() + "ms", Duration.ZERO, true, where));
   }
 
   private Optional<ActionSpec> fade(Node node, PointSpec target, SourceRef where) {
@@ -943,19 +933,7 @@ public final class DslLoader {
     if (v.isEmpty() || over.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(
-        new ActionSpec(
-            "fade",
-            Duration.ZERO,
-            Map.of(
-                "point",
-                target.id(),
-                "value",
-                v.get().toString(),
-                "over",
-                over.get().toMillis() + "ms"),
-            true,
-            where));
+    return Optional.of(new ActionSpec.Fade(target.id(), v.get(), over.get(), where));
   }
 
   /**

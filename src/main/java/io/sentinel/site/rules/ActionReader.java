@@ -78,6 +78,7 @@ final class ActionReader {
                 yaml.text(n, "action " + k, id).ifPresent(v -> fields.put(k, v));
               }
             });
+    SourceRef where = new SourceRef(yaml.file(), YamlFile.line(item));
     if (kind.get().equals("notify")) {
       for (String required : List.of("channel", "message")) {
         if (!a.has(required)) {
@@ -105,20 +106,42 @@ final class ActionReader {
       if (!a.has("duration")) {
         yaml.error(item, "RULE-065", id, "action pulse needs a duration");
       }
-      point.ifPresent(
-          p ->
-              RuleChecks.pulse(
-                  yaml,
-                  a.get("point").orElseThrow(),
-                  a.get("duration").orElse(item),
-                  p,
-                  duration,
-                  fields.get("duration"),
-                  id));
+      boolean fits =
+          point
+              .map(
+                  p ->
+                      RuleChecks.pulse(
+                          yaml,
+                          a.get("point").orElseThrow(),
+                          a.get("duration").orElse(item),
+                          p,
+                          duration,
+                          fields.get("duration"),
+                          id))
+              .orElse(false);
+      if (!fits || duration.isEmpty() || cooldown.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new ActionSpec.Pulse(
+              point.get().id(),
+              duration.get(),
+              fields.get("duration"),
+              cooldown.get(),
+              false,
+              where));
     }
-    return cooldown.map(
-        c ->
-            new ActionSpec(kind.get(), c, fields, new SourceRef(yaml.file(), YamlFile.line(item))));
+    if (cooldown.isEmpty() || !fields.containsKey("channel") || !fields.containsKey("message")) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new ActionSpec.Notify(
+            fields.get("channel"),
+            fields.get("message"),
+            Optional.ofNullable(fields.get("zone")),
+            Optional.ofNullable(fields.get("severity")),
+            cooldown.get(),
+            where));
   }
 
   private static boolean placeholderKnown(

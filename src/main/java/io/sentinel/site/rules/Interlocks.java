@@ -4,7 +4,7 @@ import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
 import io.sentinel.rule.ClaimSpec;
 import io.sentinel.rule.InputLoss;
-import io.sentinel.rule.Rule.InterlockClass;
+import io.sentinel.rule.Interlock;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.util.List;
@@ -21,7 +21,23 @@ final class Interlocks {
     this.policies = policies;
   }
 
-  Optional<InterlockClass> interlock(Fields f, String id, Optional<Band> band) {
+  /**
+   * The class of a rule: none outside band interlock (RULE-072), required in it (RULE-070); a
+   * fail_safe interlock with the fail_value it asserts (RULE-073..076).
+   */
+  Optional<Interlock> interlock(
+      Fields f, String id, Optional<Band> band, List<ClaimSpec> claims, Optional<InputLoss> loss) {
+    Optional<String> name = className(f, id, band);
+    Optional<Value> failValue =
+        failValue(f, id, name.filter("fail_safe"::equals).isPresent(), claims, loss);
+    return name.flatMap(
+        c ->
+            c.equals("fail_clear")
+                ? Optional.of(new Interlock.FailClear())
+                : failValue.map(Interlock.FailSafe::new));
+  }
+
+  private Optional<String> className(Fields f, String id, Optional<Band> band) {
     boolean isInterlock = band.filter(b -> b == Band.INTERLOCK).isPresent();
     Optional<String> t = f.get("interlock_class").flatMap(n -> yaml.text(n, "interlock_class", id));
     if (t.isEmpty()) {
@@ -35,12 +51,7 @@ final class Interlocks {
       return Optional.empty();
     }
     Node n = f.get("interlock_class").orElseThrow();
-    Optional<InterlockClass> c =
-        switch (t.get()) {
-          case "fail_safe" -> Optional.of(InterlockClass.FAIL_SAFE);
-          case "fail_clear" -> Optional.of(InterlockClass.FAIL_CLEAR);
-          default -> Optional.empty();
-        };
+    Optional<String> c = t.filter(Interlock.NAMES::contains);
     if (c.isEmpty()) {
       yaml.error(
           n, "RULE-071", id, "interlock_class '" + t.get() + "' is not fail_safe or fail_clear");
@@ -57,13 +68,8 @@ final class Interlocks {
     return c;
   }
 
-  Optional<Value> failValue(
-      Fields f,
-      String id,
-      Optional<InterlockClass> interlock,
-      List<ClaimSpec> claims,
-      Optional<InputLoss> loss) {
-    boolean failSafe = interlock.filter(c -> c == InterlockClass.FAIL_SAFE).isPresent();
+  private Optional<Value> failValue(
+      Fields f, String id, boolean failSafe, List<ClaimSpec> claims, Optional<InputLoss> loss) {
     if (!f.has("fail_value")) {
       if (failSafe) {
         yaml.error(

@@ -5,13 +5,12 @@ import io.sentinel.expr.ExpressionCompiler;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.Registry;
 import io.sentinel.point.SourceRef;
-import io.sentinel.point.Value;
 import io.sentinel.rule.ActionSpec;
 import io.sentinel.rule.Band;
 import io.sentinel.rule.ClaimSpec;
 import io.sentinel.rule.InputLoss;
+import io.sentinel.rule.Interlock;
 import io.sentinel.rule.Rule;
-import io.sentinel.rule.Rule.InterlockClass;
 import io.sentinel.rule.Rule.RequiredQuality;
 import io.sentinel.rule.Trigger;
 import io.sentinel.rule.Warmup;
@@ -84,11 +83,9 @@ public final class NativeRuleLoader {
     List<ClaimSpec> claims = claims(f, id);
     List<ActionSpec> actions = actionReader.actions(f, id, inputs);
     Optional<InputLoss> loss = policies.inputLoss(f, id, claims);
-    Optional<Duration> holdMax = policies.holdMax(f, id, loss);
     RequiredQuality required = policies.requiredQuality(f, id);
     Optional<Warmup> warmup = policies.warmup(f, id);
-    Optional<InterlockClass> interlock = interlocks.interlock(f, id, band);
-    Optional<Value> failValue = interlocks.failValue(f, id, interlock, claims, loss);
+    Optional<Interlock> interlock = interlocks.interlock(f, id, band, claims, loss);
     boolean enabled = f.get("enabled").flatMap(n -> yaml.bool(n, "enabled", id)).orElse(true);
     if (errorCount() > errorsBefore
         || band.isEmpty()
@@ -110,11 +107,9 @@ public final class NativeRuleLoader {
             claims,
             actions,
             loss.get(),
-            holdMax,
             required,
             warmup.get(),
             interlock,
-            failValue,
             enabled,
             new SourceRef(yaml.file(), YamlFile.line(node)),
             DefinitionHash.of(node)));

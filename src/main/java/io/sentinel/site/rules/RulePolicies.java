@@ -38,30 +38,21 @@ public final class RulePolicies {
   }
 
   /**
-   * {@code hold_max}: the bound of on_input_loss hold, which needs one (RULE-040); without hold it
-   * has no effect (RULE-041).
+   * {@code on_input_loss}: release, hold (bounded by hold_max, RULE-040; hold_max means nothing
+   * without hold, RULE-041) or an asserted value that fits every claimed point.
    */
-  public Optional<Duration> holdMax(Fields f, String id, Optional<InputLoss> loss) {
-    Optional<Duration> holdMax = f.get("hold_max").flatMap(n -> yaml.duration(n, "hold_max", id));
-    if (loss.filter(l -> l instanceof InputLoss.Hold).isPresent() && !f.has("hold_max")) {
-      yaml.error(
-          f.keyNode("on_input_loss"),
-          "RULE-040",
-          id,
-          "on_input_loss: hold needs a bound: add hold_max (e.g. hold_max: 30m), after which it"
-              + " degrades to release");
-    }
-    if (f.has("hold_max") && loss.filter(l -> l instanceof InputLoss.Hold).isEmpty()) {
+  public Optional<InputLoss> inputLoss(Fields f, String id, List<ClaimSpec> claims) {
+    boolean hold =
+        f.get("on_input_loss")
+            .filter(n -> n instanceof ScalarNode s && s.getValue().equals("hold"))
+            .isPresent();
+    if (f.has("hold_max") && !hold) {
       yaml.warning(
           f.keyNode("hold_max"),
           "RULE-041",
           id,
           "hold_max has no effect unless on_input_loss is hold");
     }
-    return holdMax;
-  }
-
-  public Optional<InputLoss> inputLoss(Fields f, String id, List<ClaimSpec> claims) {
     if (!f.has("on_input_loss")) {
       yaml.error(
           f.node(),
@@ -86,8 +77,8 @@ public final class RulePolicies {
       if (t.equals("release")) {
         return Optional.of(new InputLoss.Release());
       }
-      if (t.equals("hold")) {
-        return Optional.of(new InputLoss.Hold());
+      if (hold) {
+        return hold(f, id);
       }
       if (!m.matches()) {
         yaml.error(
@@ -112,6 +103,21 @@ public final class RulePolicies {
       yaml.error(n, "RULE-044", id, "on_input_loss assert needs claims to assert on");
     }
     return value.map(InputLoss.Assert::new);
+  }
+
+  private Optional<InputLoss> hold(Fields f, String id) {
+    if (!f.has("hold_max")) {
+      yaml.error(
+          f.keyNode("on_input_loss"),
+          "RULE-040",
+          id,
+          "on_input_loss: hold needs a bound: add hold_max (e.g. hold_max: 30m), after which it"
+              + " degrades to release");
+      return Optional.empty();
+    }
+    return f.get("hold_max")
+        .flatMap(n -> yaml.duration(n, "hold_max", id))
+        .map(InputLoss.Hold::new);
   }
 
   /** A value written once and applied to every claimed point must fit each of them. */

@@ -248,7 +248,7 @@ public final class DocumentShapes {
               "interlock_class",
               choice(
                   "Interlock rules: fail_safe asserts fail_value from the start and on doubt.",
-                  wireNames(Rule.InterlockClass.values())),
+                  io.sentinel.rule.Interlock.NAMES),
               "fail_value",
               value("The protective value of a fail_safe interlock."),
               "enabled",
