@@ -31,6 +31,19 @@ public sealed interface ActionSpec {
    */
   Map<String, String> fields();
 
+  /** The DSL's fade and emit: once per firing, no cooldown. */
+  sealed interface OncePerFiring extends ActionSpec {
+    @Override
+    default Duration cooldown() {
+      return Duration.ZERO;
+    }
+
+    @Override
+    default boolean onRise() {
+      return true;
+    }
+  }
+
   /** Send {@code message} to {@code channel}; {@code {{ … }}} placeholders are filled in. */
   record Notify(
       String channel,
@@ -96,21 +109,11 @@ public sealed interface ActionSpec {
   }
 
   /** Ramp the number output {@code point} to {@code value} over {@code over} (DSL fade_to). */
-  record Fade(String point, Value value, Duration over, SourceRef where) implements ActionSpec {
+  record Fade(String point, Value value, Duration over, SourceRef where) implements OncePerFiring {
     public Fade {
       Objects.requireNonNull(point);
       Objects.requireNonNull(value);
       Objects.requireNonNull(over);
-    }
-
-    @Override
-    public Duration cooldown() {
-      return Duration.ZERO;
-    }
-
-    @Override
-    public boolean onRise() {
-      return true;
     }
 
     @Override
@@ -125,19 +128,9 @@ public sealed interface ActionSpec {
   }
 
   /** Publish the event {@code event} (DSL emit). */
-  record Emit(String event, SourceRef where) implements ActionSpec {
+  record Emit(String event, SourceRef where) implements OncePerFiring {
     public Emit {
       Objects.requireNonNull(event);
-    }
-
-    @Override
-    public Duration cooldown() {
-      return Duration.ZERO;
-    }
-
-    @Override
-    public boolean onRise() {
-      return true;
     }
 
     @Override
