@@ -533,7 +533,7 @@ final class Checker {
     if (l.bare() || r.bare() || l.unit().equals(r.unit())) {
       return new NumPair(l.e(), r.e(), l.bare() ? r.unit() : l.unit(), l.bare() && r.bare());
     }
-    if (!compatible(l.unit(), r.unit())) {
+    if (!l.unit().isCompatible(r.unit())) {
       incompatible(l, lNode, r, rNode, verb, at);
       return null;
     }
@@ -548,19 +548,11 @@ final class Checker {
     if (l.bare() || item.bare() || l.unit().equals(item.unit())) {
       return item.e();
     }
-    if (!compatible(l.unit(), item.unit())) {
+    if (!l.unit().isCompatible(item.unit())) {
       incompatible(l, lNode, item, itemNode, "compare element", itemNode.start());
       return null;
     }
     return convert(item.e(), item.unit(), l.unit());
-  }
-
-  /** Units convert into each other; a number without unit only matches another without. */
-  static boolean compatible(MeasureUnit a, MeasureUnit b) {
-    if (a.equals(b)) {
-      return true;
-    }
-    return !a.isNone() && !b.isNone() && a.isCompatible(b);
   }
 
   private void incompatible(Typed.N l, Ast lNode, Typed.N r, Ast rNode, String verb, int at) {

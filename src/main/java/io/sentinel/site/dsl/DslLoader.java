@@ -733,7 +733,7 @@ public final class DslLoader {
       return Optional.of(m.group(1) + (unit.isEmpty() ? "" : " " + unit));
     }
     if (type instanceof PointType.Enum e) {
-      if (!e.values().contains(t)) {
+      if (!type.accepts(Value.of(t))) {
         yaml.error(
             node,
             "DSL-024",
@@ -871,7 +871,7 @@ public final class DslLoader {
       double v = Double.parseDouble(parts[0]);
       MeasureUnit unit =
           parts.length > 1 ? MeasureUnit.parse(parts[1]).orElseThrow() : target.unit();
-      if (!unit.isCompatible(target.unit()) || unit.isNone() != target.unit().isNone()) {
+      if (!unit.isCompatible(target.unit())) {
         yaml.error(
             node,
             "DSL-025",
@@ -888,11 +888,7 @@ public final class DslLoader {
         return Optional.empty();
       }
       Value value = Value.of(unit.converterTo(target.unit()).applyAsDouble(v));
-      if (!target.inRange(value)) {
-        yaml.error(node, "VAL-003", id, target.id() + ": " + lit.get() + " is outside its range");
-        return Optional.empty();
-      }
-      return Optional.of(value);
+      return ValueReader.inRange(yaml, node, target, value, lit.get(), "set", id);
     }
     return ValueReader.read(yaml, node, target, "set", id);
   }

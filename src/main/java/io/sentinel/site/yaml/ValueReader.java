@@ -6,7 +6,10 @@ import io.sentinel.point.Value;
 import java.util.Optional;
 import org.snakeyaml.engine.v2.nodes.Node;
 
-/** Reads a YAML value as a value of a given point: the single definition of "a valid value". */
+/**
+ * Reads a YAML value as a value of a given point. What a valid value of a type is, is {@link
+ * PointType#accepts} (shared with ingest and the engine); this adds the YAML syntax and the range.
+ */
 public final class ValueReader {
   private ValueReader() {}
 
@@ -42,26 +45,14 @@ public final class ValueReader {
         return Optional.empty();
       }
       Value v = Value.of(d.get());
-      if (!point.inRange(v)) {
-        PointSpec.Range r = point.range().orElseThrow();
-        yaml.error(
-            node,
-            "VAL-003",
-            rule,
-            where
-                + ": "
-                + t
-                + " is outside the range ["
-                + fmt(r.min())
-                + ", "
-                + fmt(r.max())
-                + "]");
+      if (!type.accepts(v)) {
+        yaml.error(node, "VAL-002", rule, where + ": '" + t + "' is not a finite number");
         return Optional.empty();
       }
-      return Optional.of(v);
+      return inRange(yaml, node, point, v, t, field, rule);
     }
     if (type instanceof PointType.Enum e) {
-      if (e.values().contains(t)) {
+      if (type.accepts(Value.of(t))) {
         return Optional.of(Value.of(t));
       }
       yaml.error(
@@ -74,17 +65,37 @@ public final class ValueReader {
     return Optional.of(Value.of(t));
   }
 
+  /** {@code v} (written {@code t}) if it is inside the point's range; VAL-003 when it is not. */
+  public static Optional<Value> inRange(
+      YamlFile yaml, Node node, PointSpec point, Value v, String t, String field, String rule) {
+    if (point.inRange(v)) {
+      return Optional.of(v);
+    }
+    PointSpec.Range r = point.range().orElseThrow();
+    yaml.error(
+        node,
+        "VAL-003",
+        rule,
+        field
+            + " for point "
+            + point.id()
+            + ": "
+            + t
+            + " is outside the range ["
+            + fmt(r.min())
+            + ", "
+            + fmt(r.max())
+            + "]");
+    return Optional.empty();
+  }
+
   private static Optional<Double> parseNumber(Node node, String t) {
     if (!YamlFile.isPlain(node)) {
       return Optional.empty();
     }
     try {
       double d = Double.parseDouble(t);
-      return Double.isFinite(d)
-              && !t.endsWith("d")
-              && !t.endsWith("f")
-              && !t.endsWith("D")
-              && !t.endsWith("F")
+      return !t.endsWith("d") && !t.endsWith("f") && !t.endsWith("D") && !t.endsWith("F")
           ? Optional.of(d)
           : Optional.empty();
     } catch (NumberFormatException e) {
