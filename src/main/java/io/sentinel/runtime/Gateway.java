@@ -196,7 +196,7 @@ public class Gateway {
               LOG.errorf(
                   "%s: error [SRC-001] %s: %s", p.spec().where(), p.spec().id(), p.message()));
       throw new IllegalStateException(
-          "SEN-001 site " + siteDir + " has errors; the gateway does not start on it");
+          "SEN-007 site " + siteDir + " has errors; the gateway does not start on it");
     }
     keys = loadKeys();
     metrics = new GatewayMetrics(meterRegistry);
@@ -545,7 +545,7 @@ public class Gateway {
       return new RevisionGate.Active(recorded.revision(), filesHash, site.ruleSet());
     } catch (Exception e) {
       throw new IllegalStateException(
-          "SEN-DB-051 the rule set could not be recorded as a revision: " + e.getMessage(), e);
+          "SEN-DB-059 the rule set could not be recorded as a revision: " + e.getMessage(), e);
     }
   }
 
@@ -577,7 +577,7 @@ public class Gateway {
     problems.sorted().forEach(p -> LOG.error(p.format()));
     if (problems.hasErrors()) {
       throw new IllegalStateException(
-          "SEN-034 the trusted keys in " + file.get() + " have errors, listed above");
+          "SEN-040 the trusted keys in " + file.get() + " have errors, listed above");
     }
     LOG.infof(
         "SEN-031 rule-set revisions on %s must be signed by one of %d trusted keys from %s (%d for"
@@ -610,7 +610,7 @@ public class Gateway {
       return kept;
     } catch (Exception e) {
       throw new IllegalStateException(
-          "SEN-DB-051 the last state could not be read from the store: " + e.getMessage(), e);
+          "SEN-DB-060 the last state could not be read from the store: " + e.getMessage(), e);
     }
   }
 
@@ -715,7 +715,7 @@ public class Gateway {
     if ((previous == 0 || now - previous > Duration.ofSeconds(10).toNanos())
         && last.compareAndSet(previous, now)) {
       LOG.warnf(
-          "SEN-005 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
+          "SEN-006 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
           r.reason().wireName(), r.topic(), r.message());
     } else {
       LOG.debugf("rejected %s on %s: %s", r.reason().wireName(), r.topic(), r.message());

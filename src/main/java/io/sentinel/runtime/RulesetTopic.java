@@ -7,6 +7,7 @@ import io.sentinel.mqtt.Payloads;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.rule.RuleChanges;
 import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionCodes;
 import io.sentinel.site.revision.RevisionDocument;
 import io.sentinel.site.revision.RevisionGate;
 import io.sentinel.site.revision.RevisionKeys;
@@ -117,7 +118,7 @@ final class RulesetTopic implements AutoCloseable {
       // A defect must not take the topic down: the document is refused and said so.
       LOG.errorf(e, "SEN-035 a revision document could not be handled");
       Problems p = new Problems();
-      p.error("REV-099", topics.ruleset(), 0, "", "internal error: " + e);
+      p.error(RevisionCodes.REV_099, topics.ruleset(), 0, "", "internal error: " + e);
       reject(
           new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()), "", text(payload));
     } catch (InterruptedException e) {
@@ -138,7 +139,7 @@ final class RulesetTopic implements AutoCloseable {
     if (payload.length > MAX_BYTES || text.isEmpty()) {
       Problems p = new Problems();
       p.error(
-          payload.length > MAX_BYTES ? "REV-008" : "REV-009",
+          payload.length > MAX_BYTES ? RevisionCodes.REV_008 : RevisionCodes.REV_009,
           file,
           0,
           "",
@@ -211,7 +212,12 @@ final class RulesetTopic implements AutoCloseable {
           a.revision());
     } catch (java.util.concurrent.ExecutionException e) {
       Problems p = new Problems();
-      p.error("REV-098", topics.ruleset(), 0, "", "the engine did not take the revision: " + e);
+      p.error(
+          RevisionCodes.REV_098,
+          topics.ruleset(),
+          0,
+          "",
+          "the engine did not take the revision: " + e);
       reject(
           new RevisionGate.Reject(OptionalLong.of(a.revision()), "invalid", p.sorted()),
           a.contentHash(),

@@ -77,7 +77,7 @@ public final class DerivedLoader {
       List<String> cycle = ordering.cycle().get();
       yaml.error(
           byId.get(cycle.get(0)).key(),
-          "DER-010",
+          SiteCodes.DER_010,
           "",
           "derived points form a cycle: " + String.join(" -> ", cycle));
       cycle.forEach(reads::remove);
@@ -99,7 +99,8 @@ public final class DerivedLoader {
   private Optional<Entry> entry(String id, Node key, Node node) {
     String what = "derived point " + id;
     if (registry.find(id).isPresent()) {
-      yaml.error(key, "DER-001", "", what + ": the registry already has a point with this id");
+      yaml.error(
+          key, SiteCodes.DER_001, "", what + ": the registry already has a point with this id");
       return Optional.empty();
     }
     Optional<Fields> probe = yaml.mapping(node, what, "", Set.of());
@@ -110,7 +111,7 @@ public final class DerivedLoader {
     if (kind.isEmpty() || !KEYS.containsKey(kind.get())) {
       yaml.error(
           node,
-          "DER-002",
+          SiteCodes.DER_002,
           "",
           what
               + ": kind must be one of "
@@ -146,11 +147,11 @@ public final class DerivedLoader {
                         }
                       }));
     } else if (!f.get().has("of")) {
-      yaml.error(node, "DER-003", "", what + ": of (the point it reads) is missing");
+      yaml.error(node, SiteCodes.DER_003, "", what + ": of (the point it reads) is missing");
       return Optional.empty();
     }
     if (reads.isEmpty()) {
-      yaml.error(node, "DER-003", "", what + ": a sequence needs of, or of on its steps");
+      yaml.error(node, SiteCodes.DER_003, "", what + ": a sequence needs of, or of on its steps");
       return Optional.empty();
     }
     return Optional.of(new Entry(id, key, f.get(), kind.get(), reads));
@@ -161,7 +162,7 @@ public final class DerivedLoader {
     if (p.isEmpty()) {
       yaml.error(
           at,
-          "DER-004",
+          SiteCodes.DER_004,
           "",
           what + ": point '" + id + "' is neither in the registry nor a valid derived point");
     }
@@ -217,7 +218,7 @@ public final class DerivedLoader {
           if (on.isPresent() && off.isPresent() && on.get() <= off.get()) {
             yaml.error(
                 f.get("on_above").orElseThrow(),
-                "DER-006",
+                SiteCodes.DER_006,
                 "",
                 what + ": on_above must be above off_below");
             return Optional.empty();
@@ -302,7 +303,7 @@ public final class DerivedLoader {
     if (nodes.get().size() < 2) {
       yaml.error(
           f.get("steps").orElseThrow(),
-          "DER-007",
+          SiteCodes.DER_007,
           "",
           what + ": a sequence needs at least two steps");
       return Optional.empty();
@@ -318,7 +319,7 @@ public final class DerivedLoader {
     }
     yaml.error(
         f.get("of").orElse(f.node()),
-        "DER-005",
+        SiteCodes.DER_005,
         "",
         what
             + ": "
@@ -332,7 +333,7 @@ public final class DerivedLoader {
 
   private Optional<Node> required(Fields f, String key, String what) {
     if (!f.has(key)) {
-      yaml.error(f.node(), "DER-008", "", what + ": " + key + " is missing");
+      yaml.error(f.node(), SiteCodes.DER_008, "", what + ": " + key + " is missing");
     }
     return f.get(key);
   }
@@ -342,7 +343,10 @@ public final class DerivedLoader {
         required(f, key, what).flatMap(n -> yaml.duration(n, what + ": " + key, ""));
     if (d.isPresent() && d.get().isZero()) {
       yaml.error(
-          f.get(key).orElseThrow(), "DER-009", "", what + ": " + key + " must be longer than zero");
+          f.get(key).orElseThrow(),
+          SiteCodes.DER_009,
+          "",
+          what + ": " + key + " must be longer than zero");
       return Optional.empty();
     }
     return d;
@@ -353,7 +357,7 @@ public final class DerivedLoader {
     if (n.isPresent() && (n.get() < 1 || n.get() != Math.rint(n.get()))) {
       yaml.error(
           f.get(key).orElseThrow(),
-          "DER-011",
+          SiteCodes.DER_011,
           "",
           what + ": " + key + " is a whole number, at least 1");
       return Optional.empty();
@@ -372,7 +376,8 @@ public final class DerivedLoader {
         .forEach(
             p ->
                 yaml.problems()
-                    .error(p.code(), yaml.file(), line, "", what + " when: " + p.message()));
+                    .expressionError(
+                        p.code(), yaml.file(), line, "", what + " when: " + p.message()));
     return c.condition();
   }
 }

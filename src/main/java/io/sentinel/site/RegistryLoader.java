@@ -80,7 +80,7 @@ public final class RegistryLoader {
       if (earlier.output() != use.output()) {
         yaml.error(
             use.at(),
-            "REG-019",
+            SiteCodes.REG_019,
             "",
             "point "
                 + use.pointId()
@@ -98,7 +98,7 @@ public final class RegistryLoader {
       } else {
         yaml.error(
             use.at(),
-            "REG-018",
+            SiteCodes.REG_018,
             "",
             "point "
                 + use.pointId()
@@ -123,7 +123,7 @@ public final class RegistryLoader {
     Optional<Double> pin = g.get("pin").flatMap(n -> yaml.number(n, "pin", ""));
     if (pin.isEmpty()) {
       if (!g.has("pin")) {
-        yaml.error(g.node(), "REG-013", "", what + ": " + key + " needs a pin");
+        yaml.error(g.node(), SiteCodes.REG_013, "", what + ": " + key + " needs a pin");
       }
       return Optional.empty();
     }
@@ -131,7 +131,7 @@ public final class RegistryLoader {
     if (p != Math.rint(p) || p < PIN_MIN || p > PIN_MAX) {
       yaml.error(
           g.get("pin").orElseThrow(),
-          "REG-017",
+          SiteCodes.REG_017,
           "",
           what
               + ": "
@@ -154,7 +154,7 @@ public final class RegistryLoader {
     if (!POINT_ID.matcher(id).matches()) {
       yaml.error(
           keyNode,
-          "REG-001",
+          SiteCodes.REG_001,
           "",
           what + ": a point id is lower-case dot-separated words (letters, digits, - and _)");
     }
@@ -174,7 +174,7 @@ public final class RegistryLoader {
                             () -> {
                               yaml.error(
                                   f.get("direction").orElseThrow(),
-                                  "REG-003",
+                                  SiteCodes.REG_003,
                                   "",
                                   what + ": direction '" + d + "' is not in, out or inout");
                               return Direction.IN;
@@ -182,7 +182,10 @@ public final class RegistryLoader {
             .orElseGet(
                 () -> {
                   yaml.error(
-                      f.node(), "REG-004", "", what + ": direction (in, out, inout) is missing");
+                      f.node(),
+                      SiteCodes.REG_004,
+                      "",
+                      what + ": direction (in, out, inout) is missing");
                   return Direction.IN;
                 });
     double deadband =
@@ -197,13 +200,16 @@ public final class RegistryLoader {
         && unavailableAfter.get().compareTo(staleAfter.get()) <= 0) {
       yaml.error(
           f.get("unavailable_after").orElseThrow(),
-          "REG-005",
+          SiteCodes.REG_005,
           "",
           what + ": unavailable_after must be longer than stale_after");
     }
     if (deadband < 0) {
       yaml.error(
-          f.get("deadband").orElseThrow(), "REG-006", "", what + ": deadband must not be negative");
+          f.get("deadband").orElseThrow(),
+          SiteCodes.REG_006,
+          "",
+          what + ": deadband must not be negative");
     }
     Optional<PointSource> source = f.get("source").flatMap(n -> source(yaml, n, what));
     Optional<PointDriver> driver = f.get("driver").flatMap(n -> driver(yaml, n, what));
@@ -212,7 +218,7 @@ public final class RegistryLoader {
       if (direction == Direction.OUT) {
         yaml.error(
             f.keyNode("source"),
-            "REG-023",
+            SiteCodes.REG_023,
             "",
             what + ": an output (direction out) is not read from a gpio source; inout is");
       }
@@ -226,14 +232,14 @@ public final class RegistryLoader {
         && !(type.get() instanceof PointType.Bool)) {
       yaml.error(
           f.get("type").orElseThrow(),
-          "REG-021",
+          SiteCodes.REG_021,
           "",
           what + ": a gpio pin is a bool point, not " + type.get().name());
     }
     if (driver.isPresent() && !direction.claimable()) {
       yaml.error(
           f.keyNode("driver"),
-          "REG-007",
+          SiteCodes.REG_007,
           "",
           what + ": an input point (direction in) has no driver");
     }
@@ -251,14 +257,14 @@ public final class RegistryLoader {
             || type.filter(t -> !(t instanceof PointType.Bool)).isPresent())) {
       yaml.error(
           f.keyNode("pulse_max"),
-          "REG-020",
+          SiteCodes.REG_020,
           "",
           what + ": pulse_max belongs on a bool output (direction out or inout)");
     }
     if (pulseMax.filter(d -> d.isZero() || d.isNegative()).isPresent()) {
       yaml.error(
           f.get("pulse_max").orElseThrow(),
-          "REG-020",
+          SiteCodes.REG_020,
           "",
           what + ": pulse_max must be longer than zero");
     }
@@ -285,7 +291,7 @@ public final class RegistryLoader {
     if (pulseMax.isPresent() && release.filter(Value.TRUE::equals).isPresent()) {
       yaml.error(
           f.get("release_value").orElseThrow(),
-          "REG-022",
+          SiteCodes.REG_022,
           "",
           what + ": release_value true would hold a point with pulse_max energised");
     }
@@ -314,7 +320,10 @@ public final class RegistryLoader {
     if (t.isEmpty()) {
       if (!f.has("type")) {
         yaml.error(
-            f.node(), "REG-002", "", what + ": type (bool, number, enum, string) is missing");
+            f.node(),
+            SiteCodes.REG_002,
+            "",
+            what + ": type (bool, number, enum, string) is missing");
       }
       return Optional.empty();
     }
@@ -331,7 +340,7 @@ public final class RegistryLoader {
           if (unit.isEmpty()) {
             yaml.error(
                 f.get("unit").orElseThrow(),
-                "REG-008",
+                SiteCodes.REG_008,
                 "",
                 what
                     + ": unknown unit '"
@@ -351,7 +360,10 @@ public final class RegistryLoader {
                   l -> l.forEach(v -> yaml.text(v, what + " values", "").ifPresent(values::add)));
           if (values.isEmpty()) {
             yaml.error(
-                typeNode, "REG-009", "", what + ": an enum point needs a non-empty values list");
+                typeNode,
+                SiteCodes.REG_009,
+                "",
+                what + ": an enum point needs a non-empty values list");
             return Optional.empty();
           }
           return Optional.of(new PointType.Enum(values));
@@ -359,7 +371,7 @@ public final class RegistryLoader {
       default:
         yaml.error(
             typeNode,
-            "REG-010",
+            SiteCodes.REG_010,
             "",
             what + ": type '" + t.get() + "' is not bool, number, enum or string");
         return Optional.empty();
@@ -369,7 +381,7 @@ public final class RegistryLoader {
   private static Optional<PointSpec.Range> range(YamlFile yaml, Node node, String what) {
     Optional<List<Node>> l = yaml.sequence(node, what + " range", "");
     if (l.isEmpty() || l.get().size() != 2) {
-      l.ifPresent(x -> yaml.error(node, "REG-011", "", what + ": range is [min, max]"));
+      l.ifPresent(x -> yaml.error(node, SiteCodes.REG_011, "", what + ": range is [min, max]"));
       return Optional.empty();
     }
     Optional<Double> min = yaml.number(l.get().get(0), what + " range min", "");
@@ -378,7 +390,7 @@ public final class RegistryLoader {
       return Optional.empty();
     }
     if (min.get() > max.get()) {
-      yaml.error(node, "REG-011", "", what + ": range min is above max");
+      yaml.error(node, SiteCodes.REG_011, "", what + ": range min is above max");
       return Optional.empty();
     }
     return Optional.of(new PointSpec.Range(min.get(), max.get()));
@@ -390,7 +402,7 @@ public final class RegistryLoader {
       return Optional.empty();
     }
     if (f.get().entries().size() != 1) {
-      yaml.error(node, "REG-012", "", what + ": source names exactly one of gpio or mqtt");
+      yaml.error(node, SiteCodes.REG_012, "", what + ": source names exactly one of gpio or mqtt");
       return Optional.empty();
     }
     if (f.get().has("gpio")) {
@@ -409,7 +421,7 @@ public final class RegistryLoader {
                 if (!Set.of("up", "down", "none").contains(pull)) {
                   yaml.error(
                       g.get("pull").orElseThrow(),
-                      "REG-014",
+                      SiteCodes.REG_014,
                       "",
                       what + ": pull is up, down or none");
                 }
@@ -432,7 +444,7 @@ public final class RegistryLoader {
               Optional<String> topic = m.get("topic").flatMap(n -> yaml.text(n, "topic", ""));
               if (topic.isEmpty()) {
                 if (!m.has("topic")) {
-                  yaml.error(m.node(), "REG-015", "", what + ": source.mqtt needs a topic");
+                  yaml.error(m.node(), SiteCodes.REG_015, "", what + ": source.mqtt needs a topic");
                 }
                 return Optional.empty();
               }
@@ -448,7 +460,7 @@ public final class RegistryLoader {
       return Optional.empty();
     }
     if (f.get().entries().size() != 1) {
-      yaml.error(node, "REG-016", "", what + ": driver names exactly one of gpio or mqtt");
+      yaml.error(node, SiteCodes.REG_016, "", what + ": driver names exactly one of gpio or mqtt");
       return Optional.empty();
     }
     if (f.get().has("gpio")) {

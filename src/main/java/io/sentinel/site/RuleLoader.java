@@ -2,8 +2,10 @@ package io.sentinel.site;
 
 import io.sentinel.point.Registry;
 import io.sentinel.rule.Rule;
+import io.sentinel.site.dsl.DslCodes;
 import io.sentinel.site.dsl.DslLoader;
 import io.sentinel.site.rules.NativeRuleLoader;
+import io.sentinel.site.rules.RuleCodes;
 import io.sentinel.site.yaml.DocumentShapes;
 import io.sentinel.site.yaml.Problems;
 import io.sentinel.site.yaml.YamlFile;
@@ -32,7 +34,7 @@ public final class RuleLoader {
     List<Rule> rules = load(file, text, registry, SiteSettings.DEFAULT, generated, problems);
     if (!generated.isEmpty()) {
       problems.error(
-          "DSL-040",
+          DslCodes.DSL_040,
           file,
           0,
           "",
@@ -70,7 +72,7 @@ public final class RuleLoader {
       SiteSettings settings,
       Map<String, io.sentinel.derived.DerivedPoint> generated) {
     if (!(list instanceof SequenceNode)) {
-      yaml.error(list, "RULE-001", "", "rules: expected a list of rules");
+      yaml.error(list, RuleCodes.RULE_001, "", "rules: expected a list of rules");
       return List.of();
     }
     return rules(yaml, list, registry, settings, generated);
@@ -96,7 +98,10 @@ public final class RuleLoader {
       Optional<Node> rules = top.get().get("rules");
       if (rules.isEmpty()) {
         yaml.error(
-            root, "RULE-001", "", "a rule file is a list of rules, or a mapping with rules:");
+            root,
+            RuleCodes.RULE_001,
+            "",
+            "a rule file is a list of rules, or a mapping with rules:");
         return List.of();
       }
       list = rules.get();

@@ -76,7 +76,7 @@ public record Site(String name, Path dir, RuleSet ruleSet, Basis basis) {
     } catch (java.time.DateTimeException e) {
       yaml.error(
           tzNode.orElseThrow(),
-          "SITE-002",
+          SiteCodes.SITE_002,
           "",
           "timezone '" + tz.get() + "' is not a time zone (e.g. Europe/London)");
     }
@@ -126,7 +126,11 @@ public record Site(String name, Path dir, RuleSet ruleSet, Basis basis) {
     Optional<Path> registryPath = registryFile(dir);
     if (registryPath.isEmpty()) {
       problems.error(
-          "SITE-001", dir.toString(), 0, "", "no points.yaml (nor seeds/points.yaml) in this site");
+          SiteCodes.SITE_001,
+          dir.toString(),
+          0,
+          "",
+          "no points.yaml (nor seeds/points.yaml) in this site");
       return new Loaded(Optional.empty(), problems.sorted());
     }
     io.sentinel.point.Registry points =

@@ -48,7 +48,7 @@ public final class FixtureSuite {
     Optional<Path> tests = Site.testsDir(siteDir);
     if (tests.isEmpty()) {
       problems.error(
-          "FIX-010",
+          FixtureCodes.FIX_010,
           siteDir.toString(),
           0,
           "",

@@ -67,7 +67,12 @@ class RevisionsTest {
       assertThat(record(revisions, site)).isEqualTo(new Revisions.Recorded(1, "active"));
 
       io.sentinel.site.yaml.Problems forged = new io.sentinel.site.yaml.Problems();
-      forged.error("REV-021", "sentinel/example/ruleset", 3, "", "the signature does not verify");
+      forged.error(
+          io.sentinel.site.revision.RevisionCodes.REV_021,
+          "sentinel/example/ruleset",
+          3,
+          "",
+          "the signature does not verify");
       long first =
           revisions.recordRejected(
               java.util.OptionalLong.of(900),
@@ -79,7 +84,12 @@ class RevisionsTest {
               1,
               T);
       io.sentinel.site.yaml.Problems unreadable = new io.sentinel.site.yaml.Problems();
-      unreadable.error("REV-009", "sentinel/example/ruleset", 0, "", "not UTF-8");
+      unreadable.error(
+          io.sentinel.site.revision.RevisionCodes.REV_009,
+          "sentinel/example/ruleset",
+          0,
+          "",
+          "not UTF-8");
       long second =
           revisions.recordRejected(
               java.util.OptionalLong.empty(),

@@ -25,6 +25,7 @@ import io.sentinel.site.rules.RulePolicies;
 import io.sentinel.site.yaml.DocumentShapes;
 import io.sentinel.site.yaml.Problem;
 import io.sentinel.site.yaml.ValueReader;
+import io.sentinel.site.yaml.YamlCodes;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.Duration;
@@ -147,7 +148,7 @@ public final class DslLoader {
     if (instances == 0) {
       yaml.error(
           zoneNode.get(),
-          "DSL-041",
+          DslCodes.DSL_041,
           "",
           "zone "
               + pattern.get()
@@ -238,7 +239,7 @@ public final class DslLoader {
     if (!RuleChecks.validId(written)) {
       yaml.error(
           node,
-          "DSL-001",
+          DslCodes.DSL_001,
           id,
           "rule: an id is lower-case words joined by - _ or . (found '" + id + "')");
     }
@@ -248,7 +249,7 @@ public final class DslLoader {
     List<ActionSpec> actions = new ArrayList<>();
     List<Condition> holdUntil = new ArrayList<>();
     if (!f.has("then")) {
-      yaml.error(node, "DSL-030", id, "then is missing: the outputs the rule drives");
+      yaml.error(node, DslCodes.DSL_030, id, "then is missing: the outputs the rule drives");
     }
     f.get("then")
         .flatMap(n -> yaml.sequence(n, "then", id))
@@ -301,11 +302,11 @@ public final class DslLoader {
   private Optional<Integer> priority(Fields f) {
     Optional<Double> p = f.get("priority").flatMap(n -> yaml.number(n, "priority", id));
     if (!f.has("priority")) {
-      yaml.error(f.node(), "DSL-002", id, "priority (1 to 100) is missing");
+      yaml.error(f.node(), DslCodes.DSL_002, id, "priority (1 to 100) is missing");
     } else if (p.isPresent() && (p.get() < 1 || p.get() > 100 || p.get() != Math.rint(p.get()))) {
       yaml.error(
           f.get("priority").orElseThrow(),
-          "DSL-002",
+          DslCodes.DSL_002,
           id,
           "priority is a whole number from 1 to 100");
       return Optional.empty();
@@ -318,14 +319,18 @@ public final class DslLoader {
   private Optional<Condition> when(Fields f) {
     if (!f.has("when")) {
       yaml.error(
-          f.node(), "DSL-010", id, "when is missing: all: or any: with a list of conditions");
+          f.node(),
+          DslCodes.DSL_010,
+          id,
+          "when is missing: all: or any: with a list of conditions");
       return Optional.empty();
     }
     Optional<Fields> w =
         yaml.mapping(f.get("when").orElseThrow(), "when", id, DocumentShapes.DSL_WHEN.keys());
     if (w.isEmpty() || w.get().entries().size() != 1) {
       w.ifPresent(
-          x -> yaml.error(x.node(), "DSL-010", id, "when holds exactly one of all: or any:"));
+          x ->
+              yaml.error(x.node(), DslCodes.DSL_010, id, "when holds exactly one of all: or any:"));
       return Optional.empty();
     }
     boolean all = w.get().has("all");
@@ -338,7 +343,7 @@ public final class DslLoader {
       part.ifPresent(parts::add);
     }
     if (parts.isEmpty() && ok) {
-      yaml.error(list, "DSL-010", id, "when needs at least one condition");
+      yaml.error(list, DslCodes.DSL_010, id, "when needs at least one condition");
       return Optional.empty();
     }
     return ok
@@ -370,7 +375,7 @@ public final class DslLoader {
       if (p.isPresent() && !(p.get().type() instanceof PointType.Bool)) {
         yaml.error(
             node,
-            "DSL-042",
+            DslCodes.DSL_042,
             id,
             "event " + pointId + " must be a bool point, it is " + p.get().type().name());
         return Optional.empty();
@@ -385,7 +390,7 @@ public final class DslLoader {
       if (eventPoint == null) {
         yaml.error(
             node,
-            "DSL-043",
+            DslCodes.DSL_043,
             id,
             "confidence_gte qualifies an event: put an event: condition before it");
         return Optional.empty();
@@ -412,7 +417,7 @@ public final class DslLoader {
     if (!c.has("input")) {
       yaml.error(
           node,
-          "DSL-011",
+          DslCodes.DSL_011,
           id,
           "a condition is {input: <point>, <operator>: <value>}, {time_of_day: {...}} or {changed: <point>}; found keys "
               + c.entries().keySet());
@@ -422,7 +427,7 @@ public final class DslLoader {
     if (ops.size() != 1 || !OPERATORS.contains(ops.get(0))) {
       yaml.error(
           node,
-          "DSL-012",
+          DslCodes.DSL_012,
           id,
           "a condition has one operator of " + String.join(", ", OPERATORS) + "; found " + ops);
       return Optional.empty();
@@ -458,7 +463,8 @@ public final class DslLoader {
         {
           Optional<List<Node>> range = yaml.sequence(valueNode, "between", id);
           if (range.isEmpty() || range.get().size() != 2) {
-            range.ifPresent(r -> yaml.error(valueNode, "DSL-013", id, "between takes [low, high]"));
+            range.ifPresent(
+                r -> yaml.error(valueNode, DslCodes.DSL_013, id, "between takes [low, high]"));
             return Optional.empty();
           }
           Optional<String> lo = literal(range.get().get(0), point.get());
@@ -496,7 +502,10 @@ public final class DslLoader {
   private Optional<Condition> zoneIs(String op, Node valueNode) {
     if (!Set.of("equals", "not_equals", "in", "not_in").contains(op)) {
       yaml.error(
-          valueNode, "DSL-044", id, "zone() takes equals, not_equals, in or not_in; found " + op);
+          valueNode,
+          DslCodes.DSL_044,
+          id,
+          "zone() takes equals, not_equals, in or not_in; found " + op);
       return Optional.empty();
     }
     List<String> zones = new ArrayList<>();
@@ -514,7 +523,7 @@ public final class DslLoader {
     }
     yaml.error(
         c.node(),
-        "DSL-011",
+        DslCodes.DSL_011,
         id,
         "this condition takes only " + keys + "; found " + c.entries().keySet());
     return false;
@@ -529,7 +538,7 @@ public final class DslLoader {
     if (!(point.type() instanceof PointType.Text)) {
       yaml.error(
           valueNode,
-          "DSL-014",
+          DslCodes.DSL_014,
           id,
           "matches needs a string point; " + point.id() + " is " + point.type().name());
       return Optional.empty();
@@ -541,7 +550,7 @@ public final class DslLoader {
     if (re.get().length() > REGEX_LIMIT) {
       yaml.error(
           valueNode,
-          "DSL-015",
+          DslCodes.DSL_015,
           id,
           "matches: the expression is "
               + re.get().length()
@@ -554,7 +563,8 @@ public final class DslLoader {
           new DslCondition.Matches(
               slotOf(name), name, com.google.re2j.Pattern.compile(re.get()), re.get()));
     } catch (com.google.re2j.PatternSyntaxException e) {
-      yaml.error(valueNode, "DSL-016", id, "matches: not an RE2 expression: " + e.getDescription());
+      yaml.error(
+          valueNode, DslCodes.DSL_016, id, "matches: not an RE2 expression: " + e.getDescription());
       return Optional.empty();
     }
   }
@@ -566,7 +576,10 @@ public final class DslLoader {
       f.ifPresent(
           x ->
               yaml.error(
-                  node, "DSL-017", id, "time_of_day takes one of between, gt, gte, lt, lte"));
+                  node,
+                  DslCodes.DSL_017,
+                  id,
+                  "time_of_day takes one of between, gt, gte, lt, lte"));
       return Optional.empty();
     }
     String op = f.get().entries().keySet().iterator().next();
@@ -576,7 +589,7 @@ public final class DslLoader {
     if (op.equals("between")) {
       List<Node> range = yaml.sequence(v, "between", id).orElse(List.of());
       if (range.size() != 2) {
-        yaml.error(v, "DSL-017", id, "time_of_day between takes [\"HH:MM\", \"HH:MM\"]");
+        yaml.error(v, DslCodes.DSL_017, id, "time_of_day between takes [\"HH:MM\", \"HH:MM\"]");
         return Optional.empty();
       }
       Optional<LocalTime> a = clock(range.get(0));
@@ -613,7 +626,8 @@ public final class DslLoader {
     try {
       return t.map(LocalTime::parse);
     } catch (java.time.format.DateTimeParseException e) {
-      yaml.error(n, "DSL-018", id, "time_of_day: '" + t.get() + "' is not a time of day (HH:MM)");
+      yaml.error(
+          n, DslCodes.DSL_018, id, "time_of_day: '" + t.get() + "' is not a time of day (HH:MM)");
       return Optional.empty();
     }
   }
@@ -631,13 +645,14 @@ public final class DslLoader {
     String fn = m.group(1);
     Optional<Duration> window = Optional.ofNullable(m.group(3)).flatMap(YamlFile::parseDuration);
     if (!fn.equals("age") && window.isEmpty()) {
-      yaml.error(at, "DSL-019", id, fn + " needs a window: " + fn + "(" + m.group(2) + ", 5s)");
+      yaml.error(
+          at, DslCodes.DSL_019, id, fn + " needs a window: " + fn + "(" + m.group(2) + ", 5s)");
       return Optional.empty();
     }
     if (!fn.equals("age") && !(of.get().type() instanceof PointType.Number)) {
       yaml.error(
           at,
-          "DSL-019",
+          DslCodes.DSL_019,
           id,
           fn + " needs a number point; " + of.get().id() + " is " + of.get().type().name());
       return Optional.empty();
@@ -672,7 +687,7 @@ public final class DslLoader {
             .find(path)
             .or(() -> Optional.ofNullable(generated.get(path)).map(DerivedPoint::spec));
     if (p.isEmpty()) {
-      yaml.error(at, "DSL-020", id, "point '" + path + "' is not in the registry");
+      yaml.error(at, DslCodes.DSL_020, id, "point '" + path + "' is not in the registry");
     }
     return p;
   }
@@ -707,7 +722,10 @@ public final class DslLoader {
         return Optional.of(t);
       }
       yaml.error(
-          node, "DSL-021", id, point.id() + " is bool: expected true or false, found '" + t + "'");
+          node,
+          DslCodes.DSL_021,
+          id,
+          point.id() + " is bool: expected true or false, found '" + t + "'");
       return Optional.empty();
     }
     if (type instanceof PointType.Number) {
@@ -715,7 +733,7 @@ public final class DslLoader {
       if (!m.matches()) {
         yaml.error(
             node,
-            "DSL-022",
+            DslCodes.DSL_022,
             id,
             point.id()
                 + " is a number in "
@@ -727,7 +745,8 @@ public final class DslLoader {
       }
       String unit = UNIT_ALIASES.getOrDefault(m.group(2), m.group(2));
       if (!unit.isEmpty() && MeasureUnit.parse(unit).isEmpty()) {
-        yaml.error(node, "DSL-023", id, "'" + m.group(2) + "' in '" + t + "' is not a known unit");
+        yaml.error(
+            node, DslCodes.DSL_023, id, "'" + m.group(2) + "' in '" + t + "' is not a known unit");
         return Optional.empty();
       }
       return Optional.of(m.group(1) + (unit.isEmpty() ? "" : " " + unit));
@@ -736,7 +755,7 @@ public final class DslLoader {
       if (!type.accepts(Value.of(t))) {
         yaml.error(
             node,
-            "DSL-024",
+            DslCodes.DSL_024,
             id,
             "'"
                 + t
@@ -755,7 +774,9 @@ public final class DslLoader {
     Compiled c = ExpressionCompiler.compile(source, new LinkedHashMap<>(inputs));
     c.problems()
         .forEach(
-            p -> yaml.problems().error(p.code(), yaml.file(), line, id, asWritten(p.message())));
+            p ->
+                yaml.problems()
+                    .expressionError(p.code(), yaml.file(), line, id, asWritten(p.message())));
     return c.condition();
   }
 
@@ -798,7 +819,7 @@ public final class DslLoader {
                   if (!(p.type() instanceof PointType.Bool)) {
                     yaml.error(
                         item,
-                        "DSL-031",
+                        DslCodes.DSL_031,
                         id,
                         "hold_until names a bool point (a reset); "
                             + p.id()
@@ -819,7 +840,10 @@ public final class DslLoader {
       List<String> verbs = o.entries().keySet().stream().filter(k -> !k.equals("output")).toList();
       if (verbs.size() != 1 || !Set.of("set", "pulse", "fade_to").contains(verbs.get(0))) {
         yaml.error(
-            item, "DSL-032", id, "an output takes one of set, pulse, fade_to; found " + verbs);
+            item,
+            DslCodes.DSL_032,
+            id,
+            "an output takes one of set, pulse, fade_to; found " + verbs);
         return;
       }
       Optional<String> p = o.get("output").flatMap(n -> yaml.text(n, "output", id));
@@ -840,7 +864,7 @@ public final class DslLoader {
     } else {
       yaml.error(
           item,
-          "DSL-032",
+          DslCodes.DSL_032,
           id,
           "a then item is {output, set|pulse|fade_to}, {emit}, {hold_until} or {<point>: <value>}");
       return;
@@ -848,7 +872,8 @@ public final class DslLoader {
     List<PointSpec> targets = resolve(path, item);
     for (PointSpec target : targets) {
       if (!target.direction().claimable()) {
-        yaml.error(item, "DSL-033", id, "output " + target.id() + " is an input (direction in)");
+        yaml.error(
+            item, DslCodes.DSL_033, id, "output " + target.id() + " is an input (direction in)");
         continue;
       }
       switch (verb) {
@@ -874,7 +899,7 @@ public final class DslLoader {
       if (!unit.isCompatible(target.unit())) {
         yaml.error(
             node,
-            "DSL-025",
+            DslCodes.DSL_025,
             id,
             "cannot set "
                 + target.id()
@@ -899,7 +924,8 @@ public final class DslLoader {
         text.map(t -> PULSE_SHORTHAND.matcher(t).matches() ? t.substring("pulse_".length()) : t)
             .flatMap(YamlFile::parseDuration);
     if (d.isEmpty()) {
-      text.ifPresent(t -> yaml.error(node, "YAML-020", id, "pulse: '" + t + "' is not a duration"));
+      text.ifPresent(
+          t -> yaml.error(node, YamlCodes.YAML_020, id, "pulse: '" + t + "' is not a duration"));
       return Optional.empty();
     }
     if (!RuleChecks.pulse(yaml, node, node, target, d, text.get(), id)) {
@@ -913,13 +939,13 @@ public final class DslLoader {
   private Optional<ActionSpec> fade(Node node, PointSpec target, SourceRef where) {
     Optional<Fields> f = yaml.mapping(node, "fade_to", id, DocumentShapes.DSL_FADE_TO.keys());
     if (f.isEmpty() || !f.get().has("value") || !f.get().has("over")) {
-      f.ifPresent(x -> yaml.error(node, "DSL-034", id, "fade_to takes {value, over}"));
+      f.ifPresent(x -> yaml.error(node, DslCodes.DSL_034, id, "fade_to takes {value, over}"));
       return Optional.empty();
     }
     if (!(target.type() instanceof PointType.Number)) {
       yaml.error(
           node,
-          "DSL-034",
+          DslCodes.DSL_034,
           id,
           "fade_to needs a number point; " + target.id() + " is " + target.type().name());
       return Optional.empty();
@@ -950,7 +976,7 @@ public final class DslLoader {
       }
     }
     if (out.isEmpty()) {
-      yaml.error(at, "DSL-035", id, "output " + path + " matches no point in the registry");
+      yaml.error(at, DslCodes.DSL_035, id, "output " + path + " matches no point in the registry");
     }
     return out;
   }

@@ -71,13 +71,16 @@ public final class RevisionDocument {
     List<Node> documents = yaml.parseAll(text);
     if (documents.isEmpty()) {
       if (!problems.hasErrors()) {
-        problems.error("REV-001", file, 0, "", "a revision document is empty");
+        problems.error(RevisionCodes.REV_001, file, 0, "", "a revision document is empty");
       }
       return rejected(problems, OptionalLong.empty(), Optional.empty(), Optional.empty(), "");
     }
     if (documents.size() > 1) {
       yaml.error(
-          documents.get(1), "REV-001", "", "a revision is one document; found a second (---)");
+          documents.get(1),
+          RevisionCodes.REV_001,
+          "",
+          "a revision is one document; found a second (---)");
     }
     Node root = documents.get(0);
     Optional<YamlFile.Fields> maybe =
@@ -89,11 +92,12 @@ public final class RevisionDocument {
     OptionalLong number = revisionNumber(yaml, f);
     Optional<String> site = f.get("site").flatMap(n -> yaml.text(n, "site", ""));
     if (!f.has("site")) {
-      yaml.error(root, "REV-004", "", "a revision names its site: add site: " + siteName);
+      yaml.error(
+          root, RevisionCodes.REV_004, "", "a revision names its site: add site: " + siteName);
     } else if (site.isPresent() && !site.get().equals(siteName)) {
       yaml.error(
           f.get("site").orElseThrow(),
-          "REV-005",
+          RevisionCodes.REV_005,
           "",
           "site: this revision is for site '" + site.get() + "', not '" + siteName + "'");
     }
@@ -106,7 +110,11 @@ public final class RevisionDocument {
             .orElse(basis.derived());
     Site.Basis revisionBasis = new Site.Basis(basis.points(), derived, basis.settings());
     if (!f.has("rules")) {
-      yaml.error(root, "REV-006", "", "a revision holds its whole rule set under rules: (a list)");
+      yaml.error(
+          root,
+          RevisionCodes.REV_006,
+          "",
+          "a revision holds its whole rule set under rules: (a list)");
     }
     RuleSet ruleSet =
         Site.assemble(
@@ -192,7 +200,10 @@ public final class RevisionDocument {
     Optional<Node> node = f.get("revision");
     if (node.isEmpty()) {
       yaml.error(
-          f.node(), "REV-002", "", "a revision needs its number: revision: <integer, increasing>");
+          f.node(),
+          RevisionCodes.REV_002,
+          "",
+          "a revision needs its number: revision: <integer, increasing>");
       return OptionalLong.empty();
     }
     Optional<String> text = yaml.text(node.get(), "revision", "");
@@ -206,7 +217,7 @@ public final class RevisionDocument {
         t ->
             yaml.error(
                 node.get(),
-                "REV-003",
+                RevisionCodes.REV_003,
                 "",
                 "revision: expected a positive integer, found '" + t + "'"));
     return OptionalLong.empty();
@@ -219,7 +230,8 @@ public final class RevisionDocument {
         java.util.Base64.getDecoder().decode(text.get().strip());
         return Optional.of(text.get().strip());
       } catch (IllegalArgumentException e) {
-        yaml.error(node, "REV-007", "", "signature: not base64 (" + e.getMessage() + ")");
+        yaml.error(
+            node, RevisionCodes.REV_007, "", "signature: not base64 (" + e.getMessage() + ")");
       }
     }
     return Optional.empty();
@@ -253,7 +265,7 @@ public final class RevisionDocument {
     if (!differ.isEmpty()) {
       yaml.error(
           node.get(),
-          "REV-010",
+          RevisionCodes.REV_010,
           "",
           "points: a revision cannot change the point registry ("
               + String.join(", ", differ)

@@ -74,7 +74,7 @@ public final class RevisionGate {
       }
       if (n <= active.revision()) {
         problems.error(
-            "REV-030",
+            RevisionCodes.REV_030,
             file,
             0,
             "",
@@ -96,7 +96,7 @@ public final class RevisionGate {
     if (keys.isEmpty()) {
       if (candidate.signature().isPresent()) {
         problems.warning(
-            "REV-024",
+            RevisionCodes.REV_024,
             file,
             0,
             "",
@@ -104,7 +104,7 @@ public final class RevisionGate {
       }
     } else if (candidate.signature().isEmpty()) {
       problems.error(
-          "REV-020",
+          RevisionCodes.REV_020,
           file,
           0,
           "",
@@ -116,7 +116,7 @@ public final class RevisionGate {
           keys.get().signer(candidate.canonicalBody(), candidate.signature().get());
       if (key.isEmpty()) {
         problems.error(
-            "REV-021",
+            RevisionCodes.REV_021,
             file,
             0,
             "",
@@ -128,7 +128,7 @@ public final class RevisionGate {
         if (candidate.valid() && !key.get().review()) {
           for (String[] r : needingReview(active.ruleSet(), candidate.ruleSet().orElseThrow())) {
             problems.error(
-                "REV-022",
+                RevisionCodes.REV_022,
                 file,
                 0,
                 r[0],

@@ -57,7 +57,8 @@ public final class RevisionKeys {
             all ->
                 all.entries().forEach((name, node) -> key(yaml, name, node).ifPresent(out::add)));
     if (out.isEmpty() && !problems.hasErrors()) {
-      problems.error("KEY-001", file, 0, "", "keys: no key listed; remove the file to trust none");
+      problems.error(
+          RevisionCodes.KEY_001, file, 0, "", "keys: no key listed; remove the file to trust none");
     }
     return new RevisionKeys(out);
   }
@@ -70,7 +71,7 @@ public final class RevisionKeys {
     }
     Optional<Node> pk = f.get().get("public_key");
     if (pk.isEmpty()) {
-      yaml.error(node, "KEY-002", "", what + ": public_key is missing");
+      yaml.error(node, RevisionCodes.KEY_002, "", what + ": public_key is missing");
       return Optional.empty();
     }
     boolean review =
@@ -82,7 +83,7 @@ public final class RevisionKeys {
     try {
       return Optional.of(new TrustedKey(name, publicKey(text.get()), review));
     } catch (IllegalArgumentException e) {
-      yaml.error(pk.get(), "KEY-003", "", what + ": " + e.getMessage());
+      yaml.error(pk.get(), RevisionCodes.KEY_003, "", what + ": " + e.getMessage());
       return Optional.empty();
     }
   }

@@ -49,7 +49,7 @@ final class ActionReader {
     if (kind.isEmpty() || !ACTION_KEYS.containsKey(kind.get())) {
       yaml.error(
           item,
-          "RULE-060",
+          RuleCodes.RULE_060,
           id,
           "action kind must be notify or pulse" + kind.map(k -> " (found '" + k + "')").orElse(""));
       return Optional.empty();
@@ -64,7 +64,7 @@ final class ActionReader {
     if (!a.has("cooldown")) {
       yaml.error(
           item,
-          "RULE-061",
+          RuleCodes.RULE_061,
           id,
           "action "
               + kind.get()
@@ -82,7 +82,7 @@ final class ActionReader {
     if (kind.get().equals("notify")) {
       for (String required : List.of("channel", "message")) {
         if (!a.has(required)) {
-          yaml.error(item, "RULE-062", id, "action notify needs " + required);
+          yaml.error(item, RuleCodes.RULE_062, id, "action notify needs " + required);
         }
       }
       Node message = a.get("message").orElse(item);
@@ -92,7 +92,7 @@ final class ActionReader {
         if (!placeholderKnown(name, fields, inputs)) {
           yaml.error(
               message,
-              "RULE-063",
+              RuleCodes.RULE_063,
               id,
               "message placeholder {{ "
                   + name
@@ -104,7 +104,7 @@ final class ActionReader {
       Optional<Duration> duration =
           a.get("duration").flatMap(n -> yaml.duration(n, "duration", id));
       if (!a.has("duration")) {
-        yaml.error(item, "RULE-065", id, "action pulse needs a duration");
+        yaml.error(item, RuleCodes.RULE_065, id, "action pulse needs a duration");
       }
       boolean fits =
           point

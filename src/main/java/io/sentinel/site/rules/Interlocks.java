@@ -44,7 +44,7 @@ final class Interlocks {
       if (isInterlock && !f.has("interlock_class")) {
         yaml.error(
             f.node(),
-            "RULE-070",
+            RuleCodes.RULE_070,
             id,
             "an interlock rule needs interlock_class: fail_safe or fail_clear");
       }
@@ -54,12 +54,15 @@ final class Interlocks {
     Optional<String> c = t.filter(Interlock.NAMES::contains);
     if (c.isEmpty()) {
       yaml.error(
-          n, "RULE-071", id, "interlock_class '" + t.get() + "' is not fail_safe or fail_clear");
+          n,
+          RuleCodes.RULE_071,
+          id,
+          "interlock_class '" + t.get() + "' is not fail_safe or fail_clear");
     }
     if (!isInterlock && band.isPresent()) {
       yaml.error(
           n,
-          "RULE-072",
+          RuleCodes.RULE_072,
           id,
           "interlock_class belongs to rules in band interlock (this rule is in "
               + band.get().wireName()
@@ -74,7 +77,7 @@ final class Interlocks {
       if (failSafe) {
         yaml.error(
             f.node(),
-            "RULE-073",
+            RuleCodes.RULE_073,
             id,
             "a fail_safe interlock needs fail_value: the protective value it asserts from core start");
       }
@@ -83,12 +86,18 @@ final class Interlocks {
     Node n = f.get("fail_value").orElseThrow();
     if (!failSafe) {
       yaml.warning(
-          n, "RULE-074", id, "fail_value is used by fail_safe interlocks only; it is ignored here");
+          n,
+          RuleCodes.RULE_074,
+          id,
+          "fail_value is used by fail_safe interlocks only; it is ignored here");
       return Optional.empty();
     }
     if (claims.isEmpty()) {
       yaml.error(
-          n, "RULE-075", id, "a fail_safe interlock needs claims: the points fail_value protects");
+          n,
+          RuleCodes.RULE_075,
+          id,
+          "a fail_safe interlock needs claims: the points fail_value protects");
       return Optional.empty();
     }
     Optional<Value> v = policies.valueForAllClaims(n, claims, "fail_value", id);
@@ -97,7 +106,7 @@ final class Interlocks {
         && !(loss.get() instanceof InputLoss.Assert a && a.value().equals(v.get()))) {
       yaml.warning(
           f.keyNode("on_input_loss"),
-          "RULE-076",
+          RuleCodes.RULE_076,
           id,
           "a fail_safe interlock asserts fail_value on input loss whatever on_input_loss says; write"
               + " on_input_loss: {assert: "

@@ -68,11 +68,11 @@ public final class NativeRuleLoader {
     Fields f = maybe.get();
     int errorsBefore = errorCount();
     if (!f.has("id")) {
-      yaml.error(node, "RULE-002", "", "a rule needs an id");
+      yaml.error(node, RuleCodes.RULE_002, "", "a rule needs an id");
     } else if (!RuleChecks.validId(id)) {
       yaml.error(
           f.get("id").orElseThrow(),
-          "RULE-003",
+          RuleCodes.RULE_003,
           id,
           "an id is lower-case words joined by - _ or . (found '" + id + "')");
     }
@@ -127,7 +127,7 @@ public final class NativeRuleLoader {
     if (!f.has("band")) {
       yaml.error(
           f.node(),
-          "RULE-004",
+          RuleCodes.RULE_004,
           id,
           "band is missing (interlock, safety, operator, orchestration, automation, ambient)");
       return Optional.empty();
@@ -140,7 +140,7 @@ public final class NativeRuleLoader {
               if (b.isEmpty()) {
                 yaml.error(
                     n,
-                    "RULE-005",
+                    RuleCodes.RULE_005,
                     id,
                     "band '"
                         + t
@@ -155,7 +155,8 @@ public final class NativeRuleLoader {
     LinkedHashMap<String, PointSpec> inputs = new LinkedHashMap<>();
     unresolvedInputs = false;
     if (!f.has("inputs")) {
-      yaml.error(f.node(), "RULE-010", id, "inputs is missing: name each point the rule reads");
+      yaml.error(
+          f.node(), RuleCodes.RULE_010, id, "inputs is missing: name each point the rule reads");
       return inputs;
     }
     yaml.mapping(f.get("inputs").orElseThrow(), "inputs", id, Set.of())
@@ -172,7 +173,7 @@ public final class NativeRuleLoader {
                                         unresolvedInputs = true;
                                         yaml.error(
                                             node,
-                                            "RULE-011",
+                                            RuleCodes.RULE_011,
                                             id,
                                             "input "
                                                 + name
@@ -190,7 +191,10 @@ public final class NativeRuleLoader {
       Fields f, String id, LinkedHashMap<String, PointSpec> inputs) {
     if (!f.has("when")) {
       yaml.error(
-          f.node(), "RULE-030", id, "when is missing: the condition under which the rule claims");
+          f.node(),
+          RuleCodes.RULE_030,
+          id,
+          "when is missing: the condition under which the rule claims");
       return Optional.empty();
     }
     Node n = f.get("when").orElseThrow();
@@ -213,7 +217,7 @@ public final class NativeRuleLoader {
         .forEach(
             p ->
                 yaml.problems()
-                    .error(
+                    .expressionError(
                         p.code(),
                         yaml.file(),
                         first + Math.max(p.line(), 1) - 1,
@@ -240,7 +244,7 @@ public final class NativeRuleLoader {
     Optional<Duration> expires =
         c.get("expires_in").flatMap(n -> yaml.duration(n, "expires_in", id));
     if (!c.has("value")) {
-      yaml.error(item, "RULE-052", id, "a claim needs a value");
+      yaml.error(item, RuleCodes.RULE_052, id, "a claim needs a value");
       return Optional.empty();
     }
     return point.flatMap(

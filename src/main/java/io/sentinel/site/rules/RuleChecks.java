@@ -39,7 +39,7 @@ public final class RuleChecks {
     if (!(point.type() instanceof PointType.Bool)) {
       yaml.error(
           pointAt,
-          "RULE-064",
+          RuleCodes.RULE_064,
           id,
           "pulse point " + point.id() + " must be bool, it is " + point.type().name());
       ok = false;
@@ -48,7 +48,7 @@ public final class RuleChecks {
         && point.pulseMax().filter(max -> duration.get().compareTo(max) > 0).isPresent()) {
       yaml.error(
           durationAt,
-          "RULE-066",
+          RuleCodes.RULE_066,
           id,
           "pulse of " + written + " is longer than " + point.id() + "'s pulse_max");
       ok = false;
@@ -60,7 +60,7 @@ public final class RuleChecks {
   public static Optional<PointSpec> claimTarget(
       YamlFile yaml, Registry registry, Fields c, String id, String what) {
     if (!c.has("point")) {
-      yaml.error(c.node(), "RULE-050", id, what + " needs a point");
+      yaml.error(c.node(), RuleCodes.RULE_050, id, what + " needs a point");
       return Optional.empty();
     }
     Node n = c.get("point").orElseThrow();
@@ -69,13 +69,17 @@ public final class RuleChecks {
             pid -> {
               Optional<PointSpec> p = registry.find(pid);
               if (p.isEmpty()) {
-                yaml.error(n, "RULE-050", id, what + " point '" + pid + "' is not in the registry");
+                yaml.error(
+                    n,
+                    RuleCodes.RULE_050,
+                    id,
+                    what + " point '" + pid + "' is not in the registry");
                 return Optional.empty();
               }
               if (!p.get().direction().claimable()) {
                 yaml.error(
                     n,
-                    "RULE-051",
+                    RuleCodes.RULE_051,
                     id,
                     what
                         + " point '"

@@ -9,6 +9,7 @@ import io.sentinel.rule.Rule.RequiredQuality;
 import io.sentinel.rule.Warmup;
 import io.sentinel.site.yaml.DocumentShapes;
 import io.sentinel.site.yaml.ValueReader;
+import io.sentinel.site.yaml.YamlCodes;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.Duration;
@@ -49,14 +50,14 @@ public final class RulePolicies {
     if (f.has("hold_max") && !hold) {
       yaml.warning(
           f.keyNode("hold_max"),
-          "RULE-041",
+          RuleCodes.RULE_041,
           id,
           "hold_max has no effect unless on_input_loss is hold");
     }
     if (!f.has("on_input_loss")) {
       yaml.error(
           f.node(),
-          "RULE-042",
+          RuleCodes.RULE_042,
           id,
           "on_input_loss is missing: every rule says release, hold or {assert: value}");
       return Optional.empty();
@@ -68,7 +69,7 @@ public final class RulePolicies {
           yaml.mapping(n, "on_input_loss", id, DocumentShapes.INPUT_LOSS_ASSERT.keys())
               .flatMap(m -> m.get("assert"));
       if (assertNode.isEmpty()) {
-        yaml.error(n, "RULE-043", id, "on_input_loss is release, hold or {assert: value}");
+        yaml.error(n, RuleCodes.RULE_043, id, "on_input_loss is release, hold or {assert: value}");
         return Optional.empty();
       }
     } else if (n instanceof ScalarNode s) {
@@ -82,7 +83,10 @@ public final class RulePolicies {
       }
       if (!m.matches()) {
         yaml.error(
-            n, "RULE-043", id, "on_input_loss '" + t + "' is not release, hold or {assert: value}");
+            n,
+            RuleCodes.RULE_043,
+            id,
+            "on_input_loss '" + t + "' is not release, hold or {assert: value}");
         return Optional.empty();
       }
       assertNode =
@@ -95,12 +99,12 @@ public final class RulePolicies {
                   s.getStartMark(),
                   s.getEndMark()));
     } else {
-      yaml.error(n, "RULE-043", id, "on_input_loss is release, hold or {assert: value}");
+      yaml.error(n, RuleCodes.RULE_043, id, "on_input_loss is release, hold or {assert: value}");
       return Optional.empty();
     }
     Optional<Value> value = valueForAllClaims(assertNode.get(), claims, "on_input_loss assert", id);
     if (claims.isEmpty()) {
-      yaml.error(n, "RULE-044", id, "on_input_loss assert needs claims to assert on");
+      yaml.error(n, RuleCodes.RULE_044, id, "on_input_loss assert needs claims to assert on");
     }
     return value.map(InputLoss.Assert::new);
   }
@@ -109,7 +113,7 @@ public final class RulePolicies {
     if (!f.has("hold_max")) {
       yaml.error(
           f.keyNode("on_input_loss"),
-          "RULE-040",
+          RuleCodes.RULE_040,
           id,
           "on_input_loss: hold needs a bound: add hold_max (e.g. hold_max: 30m), after which it"
               + " degrades to release");
@@ -145,7 +149,7 @@ public final class RulePolicies {
     }
     yaml.error(
         f.get("required_quality").orElseThrow(),
-        "RULE-045",
+        RuleCodes.RULE_045,
         id,
         "required_quality '" + t.get() + "' is not live or live_or_stale");
     return RequiredQuality.LIVE;
@@ -155,7 +159,7 @@ public final class RulePolicies {
     if (!f.has("warmup")) {
       yaml.error(
           f.node(),
-          "RULE-046",
+          RuleCodes.RULE_046,
           id,
           "warmup is missing: all_inputs_live, all_inputs_known or deadline(60s)");
       return Optional.empty();
@@ -178,14 +182,14 @@ public final class RulePolicies {
                 }
                 yaml.error(
                     n,
-                    "YAML-020",
+                    YamlCodes.YAML_020,
                     id,
                     "warmup deadline '" + m.group(1) + "' is not a duration above zero");
                 return Optional.empty();
               }
               yaml.error(
                   n,
-                  "RULE-047",
+                  RuleCodes.RULE_047,
                   id,
                   "warmup '"
                       + t

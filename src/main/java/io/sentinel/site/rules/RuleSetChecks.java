@@ -19,7 +19,7 @@ public final class RuleSetChecks {
       Rule first = byId.putIfAbsent(r.id(), r);
       if (first != null) {
         problems.error(
-            "RULE-006",
+            RuleCodes.RULE_006,
             r.where().file(),
             r.where().line(),
             r.id(),
@@ -58,14 +58,14 @@ public final class RuleSetChecks {
                 + b.band().wireName();
         if (a.band() == Band.INTERLOCK) {
           problems.error(
-              "RULE-081",
+              RuleCodes.RULE_081,
               cb.where().file(),
               cb.where().line(),
               b.id(),
               message + ": interlocks must agree");
         } else {
           problems.warning(
-              "RULE-080",
+              RuleCodes.RULE_080,
               cb.where().file(),
               cb.where().line(),
               b.id(),

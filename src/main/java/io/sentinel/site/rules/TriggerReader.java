@@ -41,7 +41,7 @@ final class TriggerReader {
     if (on.isEmpty() || !TRIGGER_KEYS.containsKey(on.get())) {
       yaml.error(
           node,
-          "RULE-020",
+          RuleCodes.RULE_020,
           id,
           "trigger.on must be transition, edge, quality or interval"
               + on.map(o -> " (found '" + o + "')").orElse(""));
@@ -52,7 +52,7 @@ final class TriggerReader {
       if (!allowed.contains(key)) {
         yaml.error(
             probe.get().keyNode(key),
-            "RULE-021",
+            RuleCodes.RULE_021,
             id,
             "trigger on "
                 + on.get()
@@ -84,7 +84,7 @@ final class TriggerReader {
                   p ->
                       yaml.error(
                           t.get("of").orElseThrow(),
-                          "RULE-022",
+                          RuleCodes.RULE_022,
                           id,
                           "an edge needs a bool or number input; "
                               + p.id()
@@ -92,7 +92,7 @@ final class TriggerReader {
                               + p.type().name()));
           Optional<String> dir = t.get("edge").flatMap(n -> yaml.text(n, "trigger.edge", id));
           if (dir.isEmpty() || !(dir.get().equals("rising") || dir.get().equals("falling"))) {
-            yaml.error(t.node(), "RULE-023", id, "trigger.edge must be rising or falling");
+            yaml.error(t.node(), RuleCodes.RULE_023, id, "trigger.edge must be rising or falling");
             return all;
           }
           return of.<Trigger>map(
@@ -108,7 +108,10 @@ final class TriggerReader {
           Set<Quality> to = new LinkedHashSet<>();
           if (!t.has("to")) {
             yaml.error(
-                t.node(), "RULE-024", id, "trigger on quality needs to: [stale, unavailable, bad]");
+                t.node(),
+                RuleCodes.RULE_024,
+                id,
+                "trigger on quality needs to: [stale, unavailable, bad]");
           }
           t.get("to")
               .ifPresent(
@@ -125,7 +128,7 @@ final class TriggerReader {
                                                       () ->
                                                           yaml.error(
                                                               q,
-                                                              "RULE-025",
+                                                              RuleCodes.RULE_025,
                                                               id,
                                                               "'"
                                                                   + s
@@ -140,11 +143,14 @@ final class TriggerReader {
               t.get("every").flatMap(n -> yaml.duration(n, "trigger.every", id));
           if (!t.has("every")) {
             yaml.error(
-                t.node(), "RULE-026", id, "trigger on interval needs every: (e.g. every: 5m)");
+                t.node(),
+                RuleCodes.RULE_026,
+                id,
+                "trigger on interval needs every: (e.g. every: 5m)");
           } else if (every.isPresent() && every.get().isZero()) {
             yaml.error(
                 t.get("every").orElseThrow(),
-                "RULE-026",
+                RuleCodes.RULE_026,
                 id,
                 "trigger.every must be longer than zero");
           }
@@ -156,7 +162,7 @@ final class TriggerReader {
   private Optional<String> single(Fields t, String id, Map<String, PointSpec> inputs, String kind) {
     Optional<Node> of = t.get("of");
     if (of.isEmpty()) {
-      yaml.error(t.node(), "RULE-027", id, "trigger on " + kind + " needs of: <input>");
+      yaml.error(t.node(), RuleCodes.RULE_027, id, "trigger on " + kind + " needs of: <input>");
       return Optional.empty();
     }
     return inputRef(of.get(), id, inputs);
@@ -171,7 +177,7 @@ final class TriggerReader {
               }
               yaml.error(
                   n,
-                  "RULE-028",
+                  RuleCodes.RULE_028,
                   id,
                   "trigger.of names '"
                       + name

@@ -9,12 +9,17 @@ import java.util.List;
 public final class Problems {
   private final List<Problem> list = new ArrayList<>();
 
-  public void error(String code, String file, int line, String rule, String message) {
-    list.add(new Problem(Severity.ERROR, code, file, line, rule, message));
+  public void error(Code code, String file, int line, String rule, String message) {
+    list.add(new Problem(Severity.ERROR, code.id(), file, line, rule, message));
   }
 
-  public void warning(String code, String file, int line, String rule, String message) {
-    list.add(new Problem(Severity.WARNING, code, file, line, rule, message));
+  public void warning(Code code, String file, int line, String rule, String message) {
+    list.add(new Problem(Severity.WARNING, code.id(), file, line, rule, message));
+  }
+
+  /** An error of the expression language, whose ids its own catalogue declares (EXPR-). */
+  public void expressionError(String exprCode, String file, int line, String rule, String message) {
+    list.add(new Problem(Severity.ERROR, exprCode, file, line, rule, message));
   }
 
   public void add(Problem p) {

@@ -31,7 +31,10 @@ public final class ValueReader {
         return Optional.of(Value.of(Boolean.parseBoolean(t)));
       }
       yaml.error(
-          node, "VAL-001", rule, where + ": expected true or false (bool), found '" + t + "'");
+          node,
+          YamlCodes.VAL_001,
+          rule,
+          where + ": expected true or false (bool), found '" + t + "'");
       return Optional.empty();
     }
     if (type instanceof PointType.Number n) {
@@ -39,14 +42,14 @@ public final class ValueReader {
       if (d.isEmpty()) {
         yaml.error(
             node,
-            "VAL-002",
+            YamlCodes.VAL_002,
             rule,
             where + ": expected a number in " + n.unit().describe() + ", found '" + t + "'");
         return Optional.empty();
       }
       Value v = Value.of(d.get());
       if (!type.accepts(v)) {
-        yaml.error(node, "VAL-002", rule, where + ": '" + t + "' is not a finite number");
+        yaml.error(node, YamlCodes.VAL_002, rule, where + ": '" + t + "' is not a finite number");
         return Optional.empty();
       }
       return inRange(yaml, node, point, v, t, field, rule);
@@ -57,7 +60,7 @@ public final class ValueReader {
       }
       yaml.error(
           node,
-          "VAL-004",
+          YamlCodes.VAL_004,
           rule,
           where + ": '" + t + "' is not one of " + String.join(", ", e.values()));
       return Optional.empty();
@@ -74,7 +77,7 @@ public final class ValueReader {
     PointSpec.Range r = point.range().orElseThrow();
     yaml.error(
         node,
-        "VAL-003",
+        YamlCodes.VAL_003,
         rule,
         field
             + " for point "

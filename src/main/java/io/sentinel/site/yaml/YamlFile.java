@@ -68,10 +68,10 @@ public final class YamlFile {
       }
     } catch (MarkedYamlEngineException e) {
       int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
-      problems.error("YAML-001", file, line, "", "not valid YAML: " + e.getProblem());
+      problems.error(YamlCodes.YAML_001, file, line, "", "not valid YAML: " + e.getProblem());
       out.clear();
     } catch (YamlEngineException e) {
-      problems.error("YAML-001", file, 0, "", "not valid YAML: " + e.getMessage());
+      problems.error(YamlCodes.YAML_001, file, 0, "", "not valid YAML: " + e.getMessage());
       out.clear();
     }
     return out;
@@ -95,11 +95,11 @@ public final class YamlFile {
     return node.getStartMark().map(m -> m.getLine() + 1).orElse(0);
   }
 
-  public void error(Node at, String code, String rule, String message) {
+  public void error(Node at, Code code, String rule, String message) {
     problems.error(code, file, line(at), rule, message);
   }
 
-  public void warning(Node at, String code, String rule, String message) {
+  public void warning(Node at, Code code, String rule, String message) {
     problems.warning(code, file, line(at), rule, message);
   }
 
@@ -108,7 +108,8 @@ public final class YamlFile {
     if (node instanceof ScalarNode s) {
       return Optional.of(s.getValue());
     }
-    error(node, "YAML-010", rule, field + ": expected a single value, found a " + kind(node));
+    error(
+        node, YamlCodes.YAML_010, rule, field + ": expected a single value, found a " + kind(node));
     return Optional.empty();
   }
 
@@ -128,7 +129,7 @@ public final class YamlFile {
     if (node instanceof SequenceNode s) {
       return Optional.of(s.getValue());
     }
-    error(node, "YAML-011", rule, field + ": expected a list, found a " + kind(node));
+    error(node, YamlCodes.YAML_011, rule, field + ": expected a list, found a " + kind(node));
     return Optional.empty();
   }
 
@@ -139,7 +140,11 @@ public final class YamlFile {
 
   public Optional<Fields> mapping(Node node, String what, String rule, Collection<String> allowed) {
     if (!(node instanceof MappingNode m)) {
-      error(node, "YAML-012", rule, what + ": expected a mapping of keys, found a " + kind(node));
+      error(
+          node,
+          YamlCodes.YAML_012,
+          rule,
+          what + ": expected a mapping of keys, found a " + kind(node));
       return Optional.empty();
     }
     return Optional.of(new Fields(m, what, rule, Set.copyOf(allowed)));
@@ -178,7 +183,7 @@ public final class YamlFile {
     if (d.isEmpty() && node instanceof ScalarNode s) {
       error(
           node,
-          "YAML-020",
+          YamlCodes.YAML_020,
           rule,
           field
               + ": '"
@@ -194,7 +199,11 @@ public final class YamlFile {
       return Optional.of(Boolean.parseBoolean(t.get()));
     }
     if (t.isPresent()) {
-      error(node, "YAML-021", rule, field + ": expected true or false, found '" + t.get() + "'");
+      error(
+          node,
+          YamlCodes.YAML_021,
+          rule,
+          field + ": expected true or false, found '" + t.get() + "'");
     }
     return Optional.empty();
   }
@@ -212,7 +221,7 @@ public final class YamlFile {
       }
     }
     if (t.isPresent()) {
-      error(node, "YAML-022", rule, field + ": expected a number, found '" + t.get() + "'");
+      error(node, YamlCodes.YAML_022, rule, field + ": expected a number, found '" + t.get() + "'");
     }
     return Optional.empty();
   }
@@ -272,19 +281,19 @@ public final class YamlFile {
       Set<String> seen = new HashSet<>();
       for (NodeTuple t : node.getValue()) {
         if (!(t.getKeyNode() instanceof ScalarNode k)) {
-          error(t.getKeyNode(), "YAML-013", rule, what + ": a key must be a plain name");
+          error(t.getKeyNode(), YamlCodes.YAML_013, rule, what + ": a key must be a plain name");
           continue;
         }
         String key = k.getValue();
         if (!seen.add(key)) {
-          error(k, "YAML-014", rule, what + ": duplicate key '" + key + "'");
+          error(k, YamlCodes.YAML_014, rule, what + ": duplicate key '" + key + "'");
           continue;
         }
         if (!allowed.isEmpty() && !allowed.contains(key)) {
           String hint = suggest(key, allowed).map(s -> " (did you mean '" + s + "'?)").orElse("");
           error(
               k,
-              "YAML-015",
+              YamlCodes.YAML_015,
               rule,
               what + ": unknown key '" + key + "'" + hint + "; allowed: " + sortedList(allowed));
           continue;
