@@ -11,8 +11,9 @@ import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointType;
 import io.sentinel.point.Registry;
 import io.sentinel.point.SourceRef;
-import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.PointShapes;
 import io.sentinel.site.yaml.Problems;
+import io.sentinel.site.yaml.ShapeParts;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.Duration;
@@ -33,7 +34,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 public final class DerivedLoader {
   // The keys of each kind, the common ones included: declared once, in DocumentShapes.
   private static final Map<String, Set<String>> KEYS =
-      DocumentShapes.keySets(DocumentShapes.DERIVED_KINDS);
+      ShapeParts.keySets(PointShapes.DERIVED_KINDS);
 
   private final YamlFile yaml;
   private final Registry registry;
@@ -48,7 +49,7 @@ public final class DerivedLoader {
   public static DerivedSet load(String file, String text, Registry registry, Problems problems) {
     YamlFile yaml = new YamlFile(file, problems);
     return yaml.parse(text)
-        .flatMap(root -> yaml.mapping(root, "derived.yaml", "", DocumentShapes.DERIVED_FILE.keys()))
+        .flatMap(root -> yaml.mapping(root, "derived.yaml", "", PointShapes.DERIVED_FILE.keys()))
         .flatMap(top -> top.get("derived"))
         .map(n -> fromNode(yaml, n, registry))
         .orElse(DerivedSet.EMPTY);
@@ -286,7 +287,7 @@ public final class DerivedLoader {
     }
     boolean ok = true;
     for (Node n : nodes.get()) {
-      Optional<Fields> s = yaml.mapping(n, what + " step", "", DocumentShapes.DERIVED_STEP.keys());
+      Optional<Fields> s = yaml.mapping(n, what + " step", "", PointShapes.DERIVED_STEP.keys());
       if (s.isEmpty()) {
         ok = false;
         continue;

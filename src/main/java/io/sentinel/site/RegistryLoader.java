@@ -9,8 +9,9 @@ import io.sentinel.point.PointType;
 import io.sentinel.point.Registry;
 import io.sentinel.point.SourceRef;
 import io.sentinel.point.Value;
-import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.PointShapes;
 import io.sentinel.site.yaml.Problems;
+import io.sentinel.site.yaml.ShapeParts;
 import io.sentinel.site.yaml.ValueReader;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
@@ -29,16 +30,16 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
 
 /** Reads {@code points.yaml}: the point registry of a site. */
 public final class RegistryLoader {
-  private static final Pattern POINT_ID = Pattern.compile(DocumentShapes.ID_PATTERN);
+  private static final Pattern POINT_ID = Pattern.compile(ShapeParts.ID_PATTERN);
   // The keys each mapping takes: declared once, in DocumentShapes (also the JSON Schema's source).
-  private static final Set<String> POINT_KEYS = DocumentShapes.POINT.keys();
+  private static final Set<String> POINT_KEYS = PointShapes.POINT.keys();
 
   private RegistryLoader() {}
 
   public static Registry load(String file, String text, Problems problems) {
     YamlFile yaml = new YamlFile(file, problems);
     return yaml.parse(text)
-        .flatMap(root -> yaml.mapping(root, "points.yaml", "", DocumentShapes.REGISTRY_FILE.keys()))
+        .flatMap(root -> yaml.mapping(root, "points.yaml", "", PointShapes.REGISTRY_FILE.keys()))
         .flatMap(top -> top.get("points"))
         .map(points -> fromNode(yaml, points))
         .orElse(Registry.of(List.of()));
@@ -246,8 +247,7 @@ public final class RegistryLoader {
     Optional<Duration> minInterval =
         f.get("command_rate")
             .flatMap(
-                n ->
-                    yaml.mapping(n, what + " command_rate", "", DocumentShapes.COMMAND_RATE.keys()))
+                n -> yaml.mapping(n, what + " command_rate", "", PointShapes.COMMAND_RATE.keys()))
             .flatMap(c -> c.get("min_interval"))
             .flatMap(n -> yaml.duration(n, "command_rate.min_interval", ""));
     Optional<Duration> pulseMax =
@@ -397,7 +397,7 @@ public final class RegistryLoader {
   }
 
   private static Optional<PointSource> source(YamlFile yaml, Node node, String what) {
-    Optional<Fields> f = yaml.mapping(node, what + " source", "", DocumentShapes.SOURCE.keys());
+    Optional<Fields> f = yaml.mapping(node, what + " source", "", PointShapes.SOURCE.keys());
     if (f.isEmpty()) {
       return Optional.empty();
     }
@@ -410,7 +410,7 @@ public final class RegistryLoader {
               f.get().get("gpio").orElseThrow(),
               what + " source.gpio",
               "",
-              DocumentShapes.SOURCE_GPIO.keys())
+              PointShapes.SOURCE_GPIO.keys())
           .flatMap(
               g -> {
                 Optional<Integer> pin = pin(yaml, g, what, "source.gpio");
@@ -438,7 +438,7 @@ public final class RegistryLoader {
             f.get().get("mqtt").orElseThrow(),
             what + " source.mqtt",
             "",
-            DocumentShapes.SOURCE_MQTT.keys())
+            PointShapes.SOURCE_MQTT.keys())
         .flatMap(
             m -> {
               Optional<String> topic = m.get("topic").flatMap(n -> yaml.text(n, "topic", ""));
@@ -455,7 +455,7 @@ public final class RegistryLoader {
   }
 
   private static Optional<PointDriver> driver(YamlFile yaml, Node node, String what) {
-    Optional<Fields> f = yaml.mapping(node, what + " driver", "", DocumentShapes.DRIVER.keys());
+    Optional<Fields> f = yaml.mapping(node, what + " driver", "", PointShapes.DRIVER.keys());
     if (f.isEmpty()) {
       return Optional.empty();
     }
@@ -468,7 +468,7 @@ public final class RegistryLoader {
               f.get().get("gpio").orElseThrow(),
               what + " driver.gpio",
               "",
-              DocumentShapes.DRIVER_GPIO.keys())
+              PointShapes.DRIVER_GPIO.keys())
           .flatMap(
               g -> {
                 Optional<Integer> pin = pin(yaml, g, what, "driver.gpio");
@@ -484,7 +484,7 @@ public final class RegistryLoader {
     if (YamlFile.isNull(mqtt)) {
       return Optional.of(new PointDriver.Mqtt(Optional.empty()));
     }
-    return yaml.mapping(mqtt, what + " driver.mqtt", "", DocumentShapes.DRIVER_MQTT.keys())
+    return yaml.mapping(mqtt, what + " driver.mqtt", "", PointShapes.DRIVER_MQTT.keys())
         .map(m -> new PointDriver.Mqtt(m.get("topic").flatMap(n -> yaml.text(n, "topic", ""))));
   }
 }

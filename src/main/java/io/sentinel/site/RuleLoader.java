@@ -6,8 +6,8 @@ import io.sentinel.site.dsl.DslCodes;
 import io.sentinel.site.dsl.DslLoader;
 import io.sentinel.site.rules.NativeRuleLoader;
 import io.sentinel.site.rules.RuleCodes;
-import io.sentinel.site.yaml.DocumentShapes;
 import io.sentinel.site.yaml.Problems;
+import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.util.ArrayList;
@@ -91,7 +91,7 @@ public final class RuleLoader {
     }
     if (root instanceof MappingNode) {
       Optional<Fields> top =
-          yaml.mapping(root, "rule file", "", DocumentShapes.RULE_FILE_MAPPING.keys());
+          yaml.mapping(root, "rule file", "", RuleShapes.RULE_FILE_MAPPING.keys());
       if (top.isEmpty()) {
         return List.of();
       }

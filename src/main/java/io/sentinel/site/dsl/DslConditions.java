@@ -5,7 +5,7 @@ import io.sentinel.derived.DerivedPoint;
 import io.sentinel.expr.Condition;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointType;
-import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.LocalTime;
@@ -70,7 +70,7 @@ final class DslConditions {
       return Optional.empty();
     }
     Optional<Fields> w =
-        yaml.mapping(f.get("when").orElseThrow(), "when", id, DocumentShapes.DSL_WHEN.keys());
+        yaml.mapping(f.get("when").orElseThrow(), "when", id, RuleShapes.DSL_WHEN.keys());
     if (w.isEmpty() || w.get().entries().size() != 1) {
       w.ifPresent(
           x ->
@@ -313,8 +313,7 @@ final class DslConditions {
   }
 
   private Optional<Condition> timeOfDay(Node node) {
-    Optional<Fields> f =
-        yaml.mapping(node, "time_of_day", id, DocumentShapes.DSL_TIME_OF_DAY.keys());
+    Optional<Fields> f = yaml.mapping(node, "time_of_day", id, RuleShapes.DSL_TIME_OF_DAY.keys());
     if (f.isEmpty() || f.get().entries().size() != 1) {
       f.ifPresent(
           x ->

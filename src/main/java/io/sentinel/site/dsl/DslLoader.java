@@ -15,8 +15,8 @@ import io.sentinel.rule.Warmup;
 import io.sentinel.site.rules.DefinitionHash;
 import io.sentinel.site.rules.RuleChecks;
 import io.sentinel.site.rules.RulePolicies;
-import io.sentinel.site.yaml.DocumentShapes;
 import io.sentinel.site.yaml.Problem;
+import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.ZoneId;
@@ -39,7 +39,7 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
  */
 public final class DslLoader {
   // The keys each mapping takes: declared once, in DocumentShapes (also the JSON Schema's source).
-  private static final Set<String> RULE_KEYS = DocumentShapes.DSL_RULE.keys();
+  private static final Set<String> RULE_KEYS = RuleShapes.DSL_RULE.keys();
 
   private final YamlFile yaml;
   private final Registry registry;

@@ -11,7 +11,7 @@ import io.sentinel.point.Value;
 import io.sentinel.rule.ActionSpec;
 import io.sentinel.rule.ClaimSpec;
 import io.sentinel.site.rules.RuleChecks;
-import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.ValueReader;
 import io.sentinel.site.yaml.YamlCodes;
 import io.sentinel.site.yaml.YamlFile;
@@ -199,7 +199,7 @@ final class DslOutputs {
   }
 
   private Optional<ActionSpec> fade(Node node, PointSpec target, SourceRef where) {
-    Optional<Fields> f = yaml.mapping(node, "fade_to", id, DocumentShapes.DSL_FADE_TO.keys());
+    Optional<Fields> f = yaml.mapping(node, "fade_to", id, RuleShapes.DSL_FADE_TO.keys());
     if (f.isEmpty() || !f.get().has("value") || !f.get().has("over")) {
       f.ifPresent(x -> yaml.error(node, DslCodes.DSL_034, id, "fade_to takes {value, over}"));
       return Optional.empty();

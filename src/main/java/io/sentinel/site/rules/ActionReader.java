@@ -4,7 +4,8 @@ import io.sentinel.point.PointSpec;
 import io.sentinel.point.Registry;
 import io.sentinel.point.SourceRef;
 import io.sentinel.rule.ActionSpec;
-import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.RuleShapes;
+import io.sentinel.site.yaml.ShapeParts;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.Duration;
@@ -22,7 +23,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 final class ActionReader {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([^}]*?)\\s*}}");
   private static final Map<String, Set<String>> ACTION_KEYS =
-      DocumentShapes.keySets(DocumentShapes.ACTIONS);
+      ShapeParts.keySets(RuleShapes.ACTIONS);
 
   private final YamlFile yaml;
   private final Registry registry;

@@ -14,8 +14,8 @@ import io.sentinel.rule.Rule;
 import io.sentinel.rule.Rule.RequiredQuality;
 import io.sentinel.rule.Trigger;
 import io.sentinel.rule.Warmup;
-import io.sentinel.site.yaml.DocumentShapes;
 import io.sentinel.site.yaml.Problem;
+import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.ValueReader;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
@@ -37,7 +37,7 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
  */
 public final class NativeRuleLoader {
   // The keys each mapping takes: declared once, in DocumentShapes (also the JSON Schema's source).
-  private static final Set<String> RULE_KEYS = DocumentShapes.RULE.keys();
+  private static final Set<String> RULE_KEYS = RuleShapes.RULE.keys();
 
   private final YamlFile yaml;
   private final Registry registry;
@@ -234,7 +234,7 @@ public final class NativeRuleLoader {
             items ->
                 items.forEach(
                     item ->
-                        yaml.mapping(item, "claim", id, DocumentShapes.CLAIM.keys())
+                        yaml.mapping(item, "claim", id, RuleShapes.CLAIM.keys())
                             .ifPresent(c -> claim(c, item, id).ifPresent(out::add))));
     return out;
   }

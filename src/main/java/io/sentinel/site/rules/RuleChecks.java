@@ -3,7 +3,7 @@ package io.sentinel.site.rules;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointType;
 import io.sentinel.point.Registry;
-import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.ShapeParts;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.Duration;
@@ -13,7 +13,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 
 /** The checks both rule forms make, written once: ids, pulse targets, claimed points. */
 public final class RuleChecks {
-  private static final Pattern RULE_ID = Pattern.compile(DocumentShapes.ID_PATTERN);
+  private static final Pattern RULE_ID = Pattern.compile(ShapeParts.ID_PATTERN);
 
   private RuleChecks() {}
 

@@ -7,7 +7,7 @@ import io.sentinel.rule.ClaimSpec;
 import io.sentinel.rule.InputLoss;
 import io.sentinel.rule.Rule.RequiredQuality;
 import io.sentinel.rule.Warmup;
-import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.ValueReader;
 import io.sentinel.site.yaml.YamlCodes;
 import io.sentinel.site.yaml.YamlFile;
@@ -66,7 +66,7 @@ public final class RulePolicies {
     Optional<Node> assertNode = Optional.empty();
     if (n instanceof MappingNode) {
       assertNode =
-          yaml.mapping(n, "on_input_loss", id, DocumentShapes.INPUT_LOSS_ASSERT.keys())
+          yaml.mapping(n, "on_input_loss", id, RuleShapes.INPUT_LOSS_ASSERT.keys())
               .flatMap(m -> m.get("assert"));
       if (assertNode.isEmpty()) {
         yaml.error(n, RuleCodes.RULE_043, id, "on_input_loss is release, hold or {assert: value}");

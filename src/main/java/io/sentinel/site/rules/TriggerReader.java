@@ -4,7 +4,8 @@ import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointType;
 import io.sentinel.point.Quality;
 import io.sentinel.rule.Trigger;
-import io.sentinel.site.yaml.DocumentShapes;
+import io.sentinel.site.yaml.RuleShapes;
+import io.sentinel.site.yaml.ShapeParts;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
 /** A native rule's {@code trigger:}: when it evaluates (transition, edge, quality, interval). */
 final class TriggerReader {
   private static final Map<String, Set<String>> TRIGGER_KEYS =
-      DocumentShapes.keySets(DocumentShapes.TRIGGERS);
+      ShapeParts.keySets(RuleShapes.TRIGGERS);
 
   private final YamlFile yaml;
 
@@ -33,7 +34,7 @@ final class TriggerReader {
       return all;
     }
     Node node = f.get("trigger").orElseThrow();
-    Optional<Fields> probe = yaml.mapping(node, "trigger", id, DocumentShapes.TRIGGER_KEYS);
+    Optional<Fields> probe = yaml.mapping(node, "trigger", id, RuleShapes.TRIGGER_KEYS);
     if (probe.isEmpty()) {
       return all;
     }
