@@ -9,7 +9,6 @@ import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.LocalTime;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,9 +43,6 @@ final class DslConditions {
   private final DslScope scope;
   private final YamlFile yaml;
   private final String id;
-  private final String boundZone;
-  private final ZoneId zone;
-  private final Map<String, DerivedPoint> generated;
 
   /** The point of the rule's {@code event:} condition, which {@code confidence_gte} qualifies. */
   private String eventPoint;
@@ -55,9 +51,6 @@ final class DslConditions {
     this.scope = scope;
     this.yaml = scope.yaml;
     this.id = scope.id;
-    this.boundZone = scope.boundZone;
-    this.zone = scope.zone;
-    this.generated = scope.generated;
   }
 
   Optional<Condition> when(Fields f) {
@@ -116,7 +109,7 @@ final class DslConditions {
         return Optional.empty();
       }
       // An event of a zone is the zone's point of that name: court.3 + scoreboard.period_end.
-      String pointId = boundZone == null ? e.get() : boundZone + "." + e.get();
+      String pointId = scope.boundZone == null ? e.get() : scope.boundZone + "." + e.get();
       Optional<PointSpec> p = scope.point(pointId, node);
       if (p.isPresent() && !(p.get().type() instanceof PointType.Bool)) {
         yaml.error(
@@ -263,8 +256,8 @@ final class DslConditions {
     for (Node n : yaml.oneOrMany(valueNode)) {
       yaml.text(n, "zone", id).ifPresent(zones::add);
     }
-    boolean in = boundZone != null && zones.contains(boundZone);
-    boolean holds = op.startsWith("not") ? boundZone != null && !in : in;
+    boolean in = scope.boundZone != null && zones.contains(scope.boundZone);
+    boolean holds = op.startsWith("not") ? scope.boundZone != null && !in : in;
     return scope.compile(holds ? "true" : "false", YamlFile.line(valueNode));
   }
 
@@ -352,13 +345,13 @@ final class DslConditions {
     }
     String pointId = "time_of_day(" + from + ".." + to + ")";
     PointSpec spec = scope.generatedSpec(pointId, new PointType.Bool());
-    generated.putIfAbsent(
+    scope.generated.putIfAbsent(
         pointId,
         new DerivedPoint(
             spec,
-            new DerivedKind.TimeWindow(from, to, zone),
+            new DerivedKind.TimeWindow(from, to, scope.zone),
             List.of(),
-            "tod:" + from + to + zone));
+            "tod:" + from + to + scope.zone));
     String name = scope.declare(spec);
     return scope.compile(name + ".value", YamlFile.line(node));
   }

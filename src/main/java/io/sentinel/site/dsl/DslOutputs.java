@@ -1,11 +1,9 @@
 package io.sentinel.site.dsl;
 
-import io.sentinel.derived.DerivedPoint;
 import io.sentinel.expr.Condition;
 import io.sentinel.point.MeasureUnit;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointType;
-import io.sentinel.point.Registry;
 import io.sentinel.point.SourceRef;
 import io.sentinel.point.Value;
 import io.sentinel.rule.ActionSpec;
@@ -17,10 +15,8 @@ import io.sentinel.site.yaml.YamlCodes;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -39,19 +35,11 @@ final class DslOutputs {
   private final DslScope scope;
   private final YamlFile yaml;
   private final String id;
-  private final String boundZone;
-  private final ZoneId zone;
-  private final Map<String, DerivedPoint> generated;
-  private final Registry registry;
 
   DslOutputs(DslScope scope) {
     this.scope = scope;
     this.yaml = scope.yaml;
     this.id = scope.id;
-    this.boundZone = scope.boundZone;
-    this.zone = scope.zone;
-    this.generated = scope.generated;
-    this.registry = scope.registry;
   }
 
   void output(
@@ -231,7 +219,7 @@ final class DslOutputs {
     }
     String[] segments = path.split("\\.", -1);
     List<PointSpec> out = new ArrayList<>();
-    for (PointSpec p : registry.points().values()) {
+    for (PointSpec p : scope.registry.points().values()) {
       String[] ids = p.id().split("\\.", -1);
       if (segmentsMatch(segments, ids)) {
         out.add(p);
