@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
@@ -42,28 +43,17 @@ public final class DslLoader {
   private static final Set<String> RULE_KEYS = RuleShapes.DSL_RULE.keys();
 
   private final YamlFile yaml;
-  private final Registry registry;
-  private final ZoneId zone;
-  private final Map<String, DerivedPoint> generated;
 
-  /** In an instance of a {@code zone: court.*} rule: the zone, and what its * stands for. */
+  /** In an instance of a {@code zone: court.*} rule: the zone it is bound to. */
   private final String boundZone;
 
-  private final String star;
+  /** The scope of the rule (instance) of a given id. */
+  private final Function<String, DslScope> scope;
 
-  private DslLoader(
-      YamlFile yaml,
-      Registry registry,
-      ZoneId zone,
-      Map<String, DerivedPoint> generated,
-      String boundZone,
-      String star) {
+  private DslLoader(YamlFile yaml, String boundZone, Function<String, DslScope> scope) {
     this.yaml = yaml;
-    this.registry = registry;
-    this.zone = zone;
-    this.generated = generated;
     this.boundZone = boundZone;
-    this.star = star;
+    this.scope = scope;
   }
 
   /**
@@ -80,7 +70,8 @@ public final class DslLoader {
       Map<String, DerivedPoint> generated) {
     Optional<Node> zoneNode = zoneCondition(node);
     if (zoneNode.isEmpty()) {
-      return new DslLoader(yaml, registry, timeZone, generated, null, null)
+      return new DslLoader(
+              yaml, null, id -> new DslScope(yaml, registry, timeZone, generated, null, null, id))
           .rule(node)
           .map(List::of)
           .orElse(List.of());
@@ -95,7 +86,10 @@ public final class DslLoader {
       Optional<String> bound = starOf(pattern.get(), z);
       if (bound.isPresent()) {
         instances++;
-        new DslLoader(yaml, registry, timeZone, generated, z, bound.get())
+        new DslLoader(
+                yaml,
+                z,
+                id -> new DslScope(yaml, registry, timeZone, generated, z, bound.get(), id))
             .rule(node)
             .ifPresent(out::add);
       }
@@ -176,7 +170,7 @@ public final class DslLoader {
     Fields f = maybe.get();
     String written = f.get("rule").flatMap(n -> yaml.text(n, "rule", "")).orElse("");
     String id = boundZone == null ? written : written + "@" + boundZone;
-    DslScope scope = new DslScope(yaml, registry, zone, generated, boundZone, star, id);
+    DslScope scope = this.scope.apply(id);
     DslOutputs outputs = new DslOutputs(scope);
     int errors = errorCount();
     if (!RuleChecks.validId(written)) {
@@ -206,7 +200,7 @@ public final class DslLoader {
             ? Band.SAFETY
             : priority.get() >= 50 ? Band.ORCHESTRATION : Band.AMBIENT;
     // The native policies, read as the native loader reads them, with the DSL's defaults.
-    RulePolicies policies = new RulePolicies(yaml, registry);
+    RulePolicies policies = new RulePolicies(yaml, scope.registry);
     InputLoss loss =
         f.has("on_input_loss")
             ? policies.inputLoss(f, id, claims).orElse(null)
