@@ -8,7 +8,6 @@ import io.sentinel.engine.Engine;
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.RuleState;
 import io.sentinel.engine.RuleStatus;
-import io.sentinel.journal.JournalJson;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Rule;
@@ -19,6 +18,8 @@ import io.sentinel.site.revision.RevisionDocument;
 import io.sentinel.site.yaml.Problem;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.store.History;
+import io.sentinel.wire.PassLogJson;
+import io.sentinel.wire.Views;
 import io.smallrye.common.annotation.Blocking;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -299,7 +300,7 @@ public class ApiResource {
    */
   private Response revision(String name, String body) {
     RevisionDocument.Checked checked =
-        RevisionDocument.check(name, body, site().basis(), gateway.topics().site());
+        RevisionDocument.check(name, body, site().basis(), gateway.siteName());
     return validation(
         "revision", checked.ruleSet().map(r -> r.rules().size()).orElse(0), checked.problems());
   }
@@ -307,7 +308,7 @@ public class ApiResource {
   static Response validation(String kind, int rules, List<Problem> problems) {
     long errors = problems.stream().filter(Problem::isError).count();
     JsonArray list = new JsonArray();
-    problems.forEach(p -> list.add(io.sentinel.mqtt.Payloads.problemJson(p)));
+    problems.forEach(p -> list.add(io.sentinel.wire.Payloads.problemJson(p)));
     JsonObject out =
         new JsonObject()
             .put("kind", kind)
@@ -513,7 +514,7 @@ public class ApiResource {
   }
 
   private static JsonObject claimJson(Engine e, String point) {
-    JsonObject o = io.sentinel.mqtt.Payloads.claimsJson(e.decision(point), e.clock());
+    JsonObject o = io.sentinel.wire.Payloads.claimsJson(e.decision(point), e.clock());
     return o.put(
         "output",
         e.output(point)
@@ -545,7 +546,7 @@ public class ApiResource {
     if (node == null) {
       throw ApiError.badRequest("value", "value is required");
     }
-    Optional<Value> v = JournalJson.value(node);
+    Optional<Value> v = PassLogJson.value(node);
     if (v.isEmpty() || !v.get().isPresent()) {
       throw ApiError.badRequest("value", "value must be a JSON boolean, number or string");
     }

@@ -1,10 +1,8 @@
 package io.sentinel.cli;
 
 import io.sentinel.engine.EngineLimits;
-import io.sentinel.journal.JournalFormatException;
-import io.sentinel.journal.JournalJson;
-import io.sentinel.journal.JournalWindow;
-import io.sentinel.journal.LoggedObservation;
+import io.sentinel.passlog.LogWindow;
+import io.sentinel.passlog.LoggedObservation;
 import io.sentinel.rule.Rule;
 import io.sentinel.rule.RuleSet;
 import io.sentinel.site.Site;
@@ -14,6 +12,8 @@ import io.sentinel.store.Databases;
 import io.sentinel.store.History;
 import io.sentinel.testing.Replay;
 import io.sentinel.testing.ReplayDiff;
+import io.sentinel.wire.PassLogFormatException;
+import io.sentinel.wire.PassLogJson;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +95,7 @@ public final class ReplayCommand implements Callable<Integer> {
       err.println("sentinel replay: --lead and --tolerance take a duration such as 30s or 5m");
       return 2;
     }
-    JournalWindow window;
+    LogWindow window;
     Instant start;
     Instant end;
     try {
@@ -106,7 +106,7 @@ public final class ReplayCommand implements Callable<Integer> {
           err.println("sentinel replay: " + log.get() + " is not a file");
           return 2;
         }
-        window = JournalJson.read(log.get());
+        window = PassLogJson.read(log.get());
         start = f.or(window::from).or(() -> first(window.observations())).orElseThrow();
         end = t.or(window::to).or(() -> last(window.observations())).orElseThrow();
       } else if (f.isPresent() && t.isPresent()) {
@@ -128,7 +128,7 @@ public final class ReplayCommand implements Callable<Integer> {
           "sentinel replay: --from and --to take ISO-8601 instants (2026-11-02T05:00:00Z): "
               + e.getParsedString());
       return 2;
-    } catch (JournalFormatException e) {
+    } catch (PassLogFormatException e) {
       err.println("sentinel replay: " + e.getMessage());
       return 2;
     }

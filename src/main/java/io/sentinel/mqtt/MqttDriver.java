@@ -4,6 +4,7 @@ import io.sentinel.command.Command;
 import io.sentinel.command.Driver;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
+import io.sentinel.wire.Payloads;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -7,7 +7,8 @@ import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.SelfPoint;
-import io.sentinel.journal.Observation;
+import io.sentinel.pass.Pass;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.vertx.core.Context;
@@ -85,10 +86,9 @@ public final class EngineLoop {
   private final Vertx vertx;
   private final Context context;
 
-  /** Replaced by an activation, on the engine's context only. */
-  private Engine engine;
+  /** The engine (replaced by an activation, on the engine's context only) and the plane. */
+  private final Pass composition;
 
-  private final CommandPlane plane;
   private final InstantSource clock;
   private final Duration lagThreshold;
   private final Outputs outputs;
@@ -117,8 +117,7 @@ public final class EngineLoop {
       PassLog passLog) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
-    this.engine = engine;
-    this.plane = plane;
+    this.composition = new Pass(engine, plane);
     this.clock = clock;
     this.lagThreshold = lagThreshold;
     this.outputs = outputs;
@@ -296,21 +295,21 @@ public final class EngineLoop {
   }
 
   public void delivered(String commandId) {
-    onContext(() -> plane.delivered(now(), commandId));
+    onContext(() -> composition.plane().delivered(now(), commandId));
   }
 
   public void failed(String commandId) {
-    onContext(() -> plane.failed(now(), commandId));
+    onContext(() -> composition.plane().failed(now(), commandId));
   }
 
   public void readinessChanged(Driver driver) {
-    onContext(() -> plane.readinessChanged(now(), driver));
+    onContext(() -> composition.plane().readinessChanged(now(), driver));
   }
 
   /** Reads the command plane's state on its own thread. */
   public <T> CompletableFuture<T> inspect(Function<CommandPlane, T> query) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    context.runOnContext(v -> result.complete(query.apply(plane)));
+    context.runOnContext(v -> result.complete(query.apply(composition.plane())));
     return result;
   }
 
@@ -323,7 +322,7 @@ public final class EngineLoop {
     context.runOnContext(
         v -> {
           try {
-            result.complete(query.apply(engine));
+            result.complete(query.apply(composition.engine()));
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
           }
@@ -352,8 +351,8 @@ public final class EngineLoop {
           Engine.Activation a;
           try {
             pass();
-            now = engine.clock();
-            a = engine.activate(next);
+            now = composition.engine().clock();
+            a = composition.activate(next);
           } catch (RuntimeException e) {
             LOG.errorf(e, "SEN-024 activation of a new rule set failed");
             done.completeExceptionally(e);
@@ -361,15 +360,13 @@ public final class EngineLoop {
           }
           // From here the new rule set runs: whatever fails next is said, and the activation
           // stands.
-          engine = a.engine();
           try {
-            plane.rulesChanged(next);
             try {
               log.accept(now, a);
             } catch (RuntimeException e) {
               LOG.errorf(e, "SEN-025 activation at %s not handed to the log", now);
             }
-            PlaneOutput applied = plane.apply(now, a.result());
+            PlaneOutput applied = composition.command(now, a);
             logEvents(applied);
             outputs.passed(now, a.result(), applied, 0);
           } catch (RuntimeException e) {
@@ -399,7 +396,7 @@ public final class EngineLoop {
           }
           T answer;
           try {
-            answer = request.apply(engine, now());
+            answer = request.apply(composition.engine(), now());
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
             return;
@@ -422,7 +419,8 @@ public final class EngineLoop {
   /** Time only runs forward for the engine, even if the wall clock steps back. */
   private Instant now() {
     Instant now = clock.instant();
-    return now.isBefore(engine.clock()) ? engine.clock() : now;
+    Instant engineClock = composition.engine().clock();
+    return now.isBefore(engineClock) ? engineClock : now;
   }
 
   private void pass() {
@@ -436,6 +434,7 @@ public final class EngineLoop {
     List<Observation> observations = new ArrayList<>();
     List<Runnable> acks = new ArrayList<>();
     Instant oldest = null;
+    Instant engineClock = composition.engine().clock();
     for (Inbound in; (in = inbox.poll()) != null; ) {
       Observation o = in.observation();
       if (in.ack() != null) {
@@ -448,9 +447,7 @@ public final class EngineLoop {
       // A sample stamped before the previous pass ran is taken at that pass's instant; the log
       // keeps the instant the engine took it at, which is what a replay feeds it by.
       Instant at =
-          received.isBefore(engine.clock())
-              ? engine.clock()
-              : received.isAfter(now) ? now : received;
+          received.isBefore(engineClock) ? engineClock : received.isAfter(now) ? now : received;
       Observation taken =
           at.equals(received)
               ? o
@@ -462,15 +459,13 @@ public final class EngineLoop {
     Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, now);
     lastLag = lag;
     boolean lagNow = lag.compareTo(lagThreshold) > 0;
-    long seq = -1;
+    long[] seq = {-1};
     try {
-      PassResult result = engine.pass(now, batch, lagNow);
-      seq = log(now, observations, result);
-      PlaneOutput applied = plane.apply(now, result);
-      PlaneOutput ticked = plane.tick(now);
-      PlaneOutput planeOut = merge(applied, ticked, lagChange(lagNow, lag, now));
+      Pass.Outcome o =
+          composition.run(now, batch, lagNow, (t, r) -> seq[0] = log(t, observations, r));
+      PlaneOutput planeOut = Pass.merge(o.plane(), lagChange(lagNow, lag, now));
       logEvents(planeOut);
-      outputs.passed(now, result, planeOut, batch.size());
+      outputs.passed(now, o.result(), planeOut, batch.size());
     } catch (RuntimeException e) {
       // A defect must not stop the gateway: the pass is lost and said so, the next one runs.
       LOG.errorf(e, "SEN-020 engine pass at %s failed with %d samples", now, batch.size());
@@ -480,7 +475,7 @@ public final class EngineLoop {
       fatal.accept(e);
       throw e;
     }
-    awaitDurable(seq, acks);
+    awaitDurable(seq[0], acks);
     rearm();
   }
 
@@ -576,7 +571,7 @@ public final class EngineLoop {
   }
 
   private void rearm() {
-    Optional<Instant> next = earliest(engine.nextDue(), plane.nextDue());
+    Optional<Instant> next = composition.nextDue();
     if (next.isEmpty() || next.get().equals(timerDue)) {
       return;
     }
@@ -591,25 +586,5 @@ public final class EngineLoop {
               timerDue = null;
               pass();
             });
-  }
-
-  private static Optional<Instant> earliest(Optional<Instant> a, Optional<Instant> b) {
-    if (a.isEmpty()) {
-      return b;
-    }
-    if (b.isEmpty()) {
-      return a;
-    }
-    return Optional.of(a.get().isBefore(b.get()) ? a.get() : b.get());
-  }
-
-  private static PlaneOutput merge(PlaneOutput... outs) {
-    List<ControlEvent> events = new ArrayList<>();
-    List<SelfPoint> self = new ArrayList<>();
-    for (PlaneOutput o : outs) {
-      events.addAll(o.events());
-      self.addAll(o.selfPoints());
-    }
-    return events.isEmpty() && self.isEmpty() ? PlaneOutput.NONE : new PlaneOutput(events, self);
   }
 }

@@ -12,14 +12,14 @@ import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.PassResult;
+import io.sentinel.engine.RestartState;
 import io.sentinel.engine.StartMode;
-import io.sentinel.journal.Observation;
 import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.mqtt.IngestDecoder;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.MqttDriver;
-import io.sentinel.mqtt.Payloads;
 import io.sentinel.mqtt.Topics;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
 import io.sentinel.site.Site;
@@ -29,10 +29,10 @@ import io.sentinel.site.revision.RevisionKeys;
 import io.sentinel.site.yaml.Problem;
 import io.sentinel.store.Journal;
 import io.sentinel.store.PassRecorder;
-import io.sentinel.store.RestoredState;
 import io.sentinel.store.Revisions;
 import io.sentinel.store.Store;
 import io.sentinel.store.StoreConfig;
+import io.sentinel.wire.Payloads;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -306,7 +306,7 @@ public class Gateway {
       warnAboutGpio();
     }
     Engine engine = new Engine(active.ruleSet(), started, StartMode.COLD, limits);
-    RestoredState kept = restore(engine);
+    RestartState kept = restore(engine);
     recorder =
         new PassRecorder(
             store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
@@ -593,9 +593,9 @@ public class Gateway {
    * Last values (quality restored), derived state, latches and cooldowns into the cold engine,
    * before its first pass. What no longer fits the site is named and left out.
    */
-  private RestoredState restore(Engine engine) {
+  private RestartState restore(Engine engine) {
     try {
-      RestoredState kept = store.restore();
+      RestartState kept = store.restore();
       kept.applyTo(engine).forEach(note -> LOG.warnf("SEN-DB-052 %s", note));
       LOG.infof(
           "SEN-DB-053 restored %d point values, %d cooldowns, %d latches, %d of %d operator"
@@ -701,7 +701,9 @@ public class Gateway {
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());
-      mqtt.publishEvent(topics.events("ingest-rejected"), Payloads.rejection(r, at));
+      mqtt.publishEvent(
+          topics.events("ingest-rejected"),
+          Payloads.rejection(r.reason().wireName(), r.topic(), r.pointId(), r.message(), at));
       warnRarely(r);
     }
   }
@@ -732,6 +734,11 @@ public class Gateway {
 
   public Topics topics() {
     return topics;
+  }
+
+  /** The site's name, as its topics and revisions carry it. */
+  public String siteName() {
+    return topics.site();
   }
 
   public Site site() {

@@ -7,8 +7,8 @@ import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.SelfPoint;
 import io.sentinel.mqtt.MqttConnection;
-import io.sentinel.mqtt.Payloads;
 import io.sentinel.mqtt.Topics;
+import io.sentinel.wire.Payloads;
 import java.time.Instant;
 import org.jboss.logging.Logger;
 

@@ -1,14 +1,14 @@
 package io.sentinel.store;
 
 import io.sentinel.audit.AuditVerifier;
-import io.sentinel.journal.CommandIntent;
-import io.sentinel.journal.JournalJson;
-import io.sentinel.journal.JournalWindow;
-import io.sentinel.journal.LoggedObservation;
-import io.sentinel.journal.Observation;
+import io.sentinel.passlog.CommandIntent;
+import io.sentinel.passlog.LogWindow;
+import io.sentinel.passlog.LoggedObservation;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
+import io.sentinel.wire.PassLogJson;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -36,7 +36,7 @@ public final class History {
    * The observations received in {@code [feedFrom, to]} and the commands decided in {@code [from,
    * to]}, as an exported window would hold them.
    */
-  public JournalWindow window(String site, Instant feedFrom, Instant from, Instant to)
+  public LogWindow window(String site, Instant feedFrom, Instant from, Instant to)
       throws RowWriter.WriteFailed {
     List<LoggedObservation> observations = new ArrayList<>();
     for (Row r :
@@ -66,6 +66,9 @@ public final class History {
                         + " FROM decisions WHERE at >= $1::text::timestamptz AND at <= $2::text::timestamptz"
                         + " UNION ALL SELECT at, fields->>'point', 'pulse', 'true', rule_id, NULL,"
                         + " fields->>'duration', seq FROM actions WHERE kind = 'pulse' AND"
+                        + " at >= $1::text::timestamptz AND at <= $2::text::timestamptz"
+                        + " UNION ALL SELECT at, fields->>'point', 'fade', fields->>'value', rule_id,"
+                        + " NULL, fields->>'over', seq FROM actions WHERE kind = 'fade' AND"
                         + " at >= $1::text::timestamptz AND at <= $2::text::timestamptz ORDER BY at, seq")
                 .execute(Tuple.of(from.toString(), to.toString())))) {
       commands.add(
@@ -78,7 +81,7 @@ public final class History {
               Optional.ofNullable(r.getString("band")).flatMap(Band::parse),
               Optional.ofNullable(r.getString("detail")).orElse("")));
     }
-    return new JournalWindow(
+    return new LogWindow(
         Optional.of(site), Optional.of(from), Optional.of(to), observations, commands);
   }
 
@@ -201,7 +204,7 @@ public final class History {
   }
 
   private static Value value(String json) {
-    return JournalJson.value((com.fasterxml.jackson.databind.JsonNode) tree(json))
+    return PassLogJson.value((com.fasterxml.jackson.databind.JsonNode) tree(json))
         .orElse(Value.ABSENT);
   }
 }

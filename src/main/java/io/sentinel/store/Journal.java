@@ -4,7 +4,7 @@ import io.sentinel.audit.AuditChain;
 import io.sentinel.audit.AuditEntry;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.SelfPoint;
-import io.sentinel.journal.PassRecord;
+import io.sentinel.passlog.PassRecord;
 import io.sentinel.point.Value;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;

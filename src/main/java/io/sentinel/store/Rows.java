@@ -5,16 +5,17 @@ import io.sentinel.arbitration.Claim;
 import io.sentinel.arbitration.Decision;
 import io.sentinel.audit.AuditRecord;
 import io.sentinel.engine.ActionFired;
+import io.sentinel.engine.ActionId;
 import io.sentinel.engine.ClaimChange;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.SelfPoint;
-import io.sentinel.journal.JournalJson;
-import io.sentinel.journal.Observation;
-import io.sentinel.journal.PassRecord;
+import io.sentinel.passlog.Observation;
+import io.sentinel.passlog.PassRecord;
 import io.sentinel.point.Transition;
 import io.sentinel.point.Value;
+import io.sentinel.wire.PassLogJson;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,13 +72,12 @@ final class Rows {
               a.ruleId(),
               a.kind(),
               write(new java.util.TreeMap<>(a.fields()))));
-      String[] id = a.id().split("/");
       out.add(
           row(
               Table.ACTION_COOLDOWNS,
               s,
               a.ruleId(),
-              id.length >= 3 ? id[id.length - 2] : "0",
+              Integer.toString(ActionId.parse(a.id()).map(ActionId::index).orElse(0)),
               text(a.at()),
               a.id()));
     }
@@ -160,7 +160,7 @@ final class Rows {
                 kept.addObject()
                     .put("point", o.pointId())
                     .<com.fasterxml.jackson.databind.node.ObjectNode>set(
-                        "value", JournalJson.valueNode(o.value()))
+                        "value", PassLogJson.valueNode(o.value()))
                     .put("until", text(o.until()))
                     .put("by", o.by())
                     .put("reason", o.reason()));
@@ -218,7 +218,7 @@ final class Rows {
   }
 
   static String json(Value v) {
-    return JournalJson.valueNode(v).toString();
+    return PassLogJson.valueNode(v).toString();
   }
 
   static String text(Instant t) {

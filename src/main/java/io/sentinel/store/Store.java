@@ -98,8 +98,8 @@ public final class Store implements AutoCloseable {
     return new Revisions(pool, READ_TIMEOUT);
   }
 
-  public RestoredState restore() throws RowWriter.WriteFailed {
-    return RestoredState.load(pool, READ_TIMEOUT);
+  public io.sentinel.engine.RestartState restore() throws RowWriter.WriteFailed {
+    return RestartReader.load(pool, READ_TIMEOUT);
   }
 
   @Override

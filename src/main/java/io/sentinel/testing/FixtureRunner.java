@@ -1,13 +1,16 @@
 package io.sentinel.testing;
 
 import io.sentinel.arbitration.Decision;
+import io.sentinel.command.CommandSettings;
 import io.sentinel.engine.ActionFired;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.PassResult;
+import io.sentinel.engine.RestartState;
 import io.sentinel.engine.RuleState;
 import io.sentinel.engine.RuleStatus;
+import io.sentinel.pass.Pass;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
@@ -27,8 +30,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Runs fixture cases on the engine itself: the same code the gateway runs, driven by a clock that
- * starts at {@link #START} and moves only as the case says.
+ * Runs fixture cases on the engine itself: the same composition the gateway runs ({@link Pass}),
+ * driven by a clock that starts at {@link #START} and moves only as the case says.
  */
 public final class FixtureRunner {
   /** Where a case's clock starts unless it says {@code start_at}. */
@@ -60,20 +63,20 @@ public final class FixtureRunner {
         samples.add(new Sample(g.pointId(), g.value(), g.quality(), start));
       }
     }
-    Run run = new Run(c, engine);
-    run.collect(engine.pass(start, samples, false));
+    Run run = new Run(c, simulated(engine));
+    run.collect(run.pass.run(start, samples, false).result());
     run.check(c.initial(), Duration.ZERO, c.where().line());
     boolean lag = false;
     for (Step step : c.steps()) {
       Instant at = start.plus(step.at());
       if (step.lag().isPresent() && step.lag().get() != lag) {
         // Lag changes at the step's instant: time up to it passes under the previous state.
-        run.collect(run.engine.pass(at, List.of(), lag));
+        run.collect(run.pass.run(at, List.of(), lag).result());
         lag = step.lag().get();
       }
       if (step.restart()) {
-        run.collect(run.engine.pass(at, List.of(), lag));
-        run.engine = restarted(run.engine, at);
+        run.collect(run.pass.run(at, List.of(), lag).result());
+        run.switchTo(simulated(restarted(run.engine, at)));
       }
       List<Sample> batch = new ArrayList<>();
       for (Given g : step.set()) {
@@ -88,33 +91,31 @@ public final class FixtureRunner {
           until = when;
         }
       }
-      run.collect(run.engine.pass(until, batch, lag));
+      run.collect(run.pass.run(until, batch, lag).result());
       run.check(step.check(), Duration.between(start, until), step.where().line());
     }
     return new CaseResult(c, run.failures, run.covered);
   }
 
   /**
-   * A restart as the gateway does one: a new engine, cold, with every point's last value restored
-   * (quality restored), the derived points' state and the latches taken back.
+   * A restart as the gateway does one: a new engine, cold, taking back what the log holds of the
+   * engine it replaces ({@link RestartState}).
    */
   private Engine restarted(Engine before, Instant at) {
     Engine after = new Engine(ruleSet, at, io.sentinel.engine.StartMode.COLD, limits);
-    for (String id : ruleSet.registry().points().keySet()) {
-      before
-          .points()
-          .state(id)
-          .filter(s -> s.value().isPresent())
-          .ifPresent(s -> after.points().restore(id, s.value(), at));
-    }
-    after.restoreDerived(before.derivedSnapshot());
-    after.restoreLatches(before.latchedRules());
+    RestartState.of(before).applyTo(after);
     return after;
+  }
+
+  /** The case's engine in the composition the gateway runs, on the case's clock. */
+  private static Pass simulated(Engine engine) {
+    return Pass.simulated(engine, CommandSettings.DEFAULT);
   }
 
   /** What one case has seen so far. */
   private final class Run {
     final FixtureCase fixture;
+    Pass pass;
     Engine engine;
     final List<String> failures = new ArrayList<>();
     final Set<String> covered = new LinkedHashSet<>();
@@ -122,9 +123,14 @@ public final class FixtureRunner {
     final List<ControlEvent> events = new ArrayList<>();
     final List<String> firings = new ArrayList<>();
 
-    Run(FixtureCase fixture, Engine engine) {
+    Run(FixtureCase fixture, Pass pass) {
       this.fixture = fixture;
-      this.engine = engine;
+      switchTo(pass);
+    }
+
+    void switchTo(Pass next) {
+      pass = next;
+      engine = next.engine();
     }
 
     void collect(PassResult result) {

@@ -2,9 +2,9 @@ package io.sentinel.testing;
 
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.EngineLimits;
-import io.sentinel.journal.CommandIntent;
-import io.sentinel.journal.LoggedObservation;
-import io.sentinel.journal.Observation;
+import io.sentinel.passlog.CommandIntent;
+import io.sentinel.passlog.LoggedObservation;
+import io.sentinel.passlog.Observation;
 import io.sentinel.rule.RuleSet;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.sentinel.testing;
 
-import io.sentinel.journal.CommandIntent;
+import io.sentinel.passlog.CommandIntent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

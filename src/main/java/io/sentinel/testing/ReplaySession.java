@@ -1,11 +1,13 @@
 package io.sentinel.testing;
 
+import io.sentinel.command.CommandSettings;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.StartMode;
-import io.sentinel.journal.CommandIntent;
-import io.sentinel.journal.Observation;
+import io.sentinel.pass.Pass;
+import io.sentinel.passlog.CommandIntent;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.Sample;
 import io.sentinel.rule.Rule;
@@ -21,11 +23,11 @@ import java.util.TreeMap;
  * A cold-started engine on a simulated clock, fed observation by observation: each observation at
  * the instant the gateway received it, each timer in a pass of its own at its due instant, so every
  * command is stamped with the instant the engine decided it. Replay and the example site's recorded
- * scenario both drive the engine through this.
+ * scenario both drive the engine through this, as one {@link Pass} with a simulated driver.
  */
 public final class ReplaySession {
   private final RuleSet ruleSet;
-  private final Engine engine;
+  private final Pass pass;
   private final List<CommandIntent> commands = new ArrayList<>();
   private final Map<String, Integer> skipped = new TreeMap<>();
   private PassListener listener = (t, fed, r) -> {};
@@ -41,12 +43,18 @@ public final class ReplaySession {
 
   public ReplaySession(RuleSet ruleSet, Instant start, EngineLimits limits) {
     this.ruleSet = ruleSet;
-    this.engine = new Engine(ruleSet, start, StartMode.COLD, limits);
+    this.pass =
+        Pass.simulated(new Engine(ruleSet, start, StartMode.COLD, limits), CommandSettings.DEFAULT);
   }
 
   /** The engine, to restore state before the first {@link #feed} or to read its outputs. */
   public Engine engine() {
-    return engine;
+    return pass.engine();
+  }
+
+  /** The composition the session runs: engine, command plane and their timers. */
+  public Pass pass() {
+    return pass;
   }
 
   public void listen(PassListener listener) {
@@ -65,12 +73,10 @@ public final class ReplaySession {
         skipped.merge(o.pointId(), 1, Integer::sum);
       }
     }
-    for (Optional<Instant> due = engine.nextDue();
-        due.isPresent() && due.get().isBefore(t);
-        due = engine.nextDue()) {
-      pass(due.get(), List.of(), List.of());
+    pass.runDueBefore(t, (at, samples, o) -> passed(at, List.of(), o.result()));
+    if (!t.isBefore(pass.engine().clock())) {
+      passed(t, fed, pass.run(t, batch, false).result());
     }
-    pass(t, batch, fed);
   }
 
   /** The commands asked for so far, in order. */
@@ -92,11 +98,7 @@ public final class ReplaySession {
         && (!o.value().isPresent() || spec.get().type().accepts(o.value()));
   }
 
-  private void pass(Instant t, List<Sample> samples, List<Observation> fed) {
-    if (t.isBefore(engine.clock())) {
-      return;
-    }
-    PassResult r = engine.pass(t, samples, false);
+  private void passed(Instant t, List<Observation> fed, PassResult r) {
     commands.addAll(CommandIntent.of(t, r, id -> ruleSet.rule(id).map(Rule::band)));
     listener.passed(t, fed, r);
   }

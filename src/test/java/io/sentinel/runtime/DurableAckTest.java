@@ -10,7 +10,7 @@ import io.sentinel.command.YamlRegistry;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.StartMode;
-import io.sentinel.journal.Observation;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.sentinel.rule.RuleSet;

@@ -1,8 +1,8 @@
 package io.sentinel.store;
 
 import io.sentinel.engine.PassResult;
-import io.sentinel.journal.Observation;
-import io.sentinel.journal.PassRecord;
+import io.sentinel.passlog.Observation;
+import io.sentinel.passlog.PassRecord;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Value;
 import io.vertx.core.Vertx;

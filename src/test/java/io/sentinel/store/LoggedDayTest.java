@@ -3,7 +3,7 @@ package io.sentinel.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sentinel.cli.CliRunner;
-import io.sentinel.journal.PassRecord;
+import io.sentinel.passlog.PassRecord;
 import io.sentinel.rule.RuleSet;
 import io.sentinel.site.Site;
 import io.sentinel.testing.ExampleSiteDay;

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sentinel.arbitration.Decision;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.PassResult;
+import io.sentinel.engine.RestartState;
 import io.sentinel.engine.RuleState;
 import io.sentinel.engine.StartMode;
-import io.sentinel.journal.Observation;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
@@ -59,11 +60,11 @@ class RestartTest {
     final PassRecorder recorder;
     final List<Decision> decisions = new ArrayList<>();
 
-    Run(Pool pool, Path spool, Instant start, Optional<RestoredState> restored) throws Exception {
+    Run(Pool pool, Path spool, Instant start, Optional<RestartState> restored) throws Exception {
       this(SITE, pool, spool, start, restored);
     }
 
-    Run(RuleSet site, Pool pool, Path spool, Instant start, Optional<RestoredState> restored)
+    Run(RuleSet site, Pool pool, Path spool, Instant start, Optional<RestartState> restored)
         throws Exception {
       engine = new Engine(site, start, StartMode.COLD);
       restored.ifPresent(r -> assertThat(r.applyTo(engine)).isEmpty());
@@ -128,9 +129,9 @@ class RestartTest {
     first.stop(t.plusSeconds(5));
 
     // Run 2, ten minutes later, from what the store kept.
-    RestoredState kept = RestoredState.load(pool, Duration.ofSeconds(10));
+    RestartState kept = RestartReader.load(pool, Duration.ofSeconds(10));
     assertThat(kept.values())
-        .extracting(RestoredState.PointValue::pointId)
+        .extracting(RestartState.PointValue::pointId)
         .contains("boiler.ch1.flow-temp", "boiler.ch1.demand", "door.main.closed");
     Instant restart = t.plusSeconds(600);
     Run second = new Run(pool, dir.resolve("spool2"), restart, Optional.of(kept));
@@ -184,9 +185,9 @@ class RestartTest {
     assertThat(opened.actions()).extracting(a -> a.ruleId()).contains("door-open-alert");
     first.stop(t);
 
-    RestoredState kept = RestoredState.load(pool, Duration.ofSeconds(10));
+    RestartState kept = RestartReader.load(pool, Duration.ofSeconds(10));
     assertThat(kept.cooldowns())
-        .extracting(RestoredState.Cooldown::ruleId)
+        .extracting(RestartState.Cooldown::ruleId)
         .contains("door-open-alert");
     assertThat(kept.derivedSnapshot()).isPresent();
     Instant restart = t.plusSeconds(60);
@@ -213,7 +214,7 @@ class RestartTest {
     // Killed a second after the latch was set, long before a periodic snapshot was due.
     first.killed();
 
-    RestoredState kept = RestoredState.load(pool, Duration.ofSeconds(10));
+    RestartState kept = RestartReader.load(pool, Duration.ofSeconds(10));
     assertThat(kept.latchedRules()).containsExactly("estop-hold");
     Instant restart = released.plusSeconds(600);
     Run second = new Run(LATCH_SITE, pool, dir.resolve("spool2"), restart, Optional.of(kept));
@@ -229,6 +230,6 @@ class RestartTest {
         .extracting(RestartTest::describe)
         .endsWith("line.motor-stop=false by release");
     second.stop(reset);
-    assertThat(RestoredState.load(pool, Duration.ofSeconds(10)).latchedRules()).isEmpty();
+    assertThat(RestartReader.load(pool, Duration.ofSeconds(10)).latchedRules()).isEmpty();
   }
 }

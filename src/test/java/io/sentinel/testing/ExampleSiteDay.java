@@ -1,15 +1,15 @@
 package io.sentinel.testing;
 
 import io.sentinel.engine.EngineLimits;
-import io.sentinel.journal.CommandIntent;
-import io.sentinel.journal.JournalJson;
-import io.sentinel.journal.JournalWindow;
-import io.sentinel.journal.LoggedObservation;
-import io.sentinel.journal.Observation;
+import io.sentinel.passlog.CommandIntent;
+import io.sentinel.passlog.LogWindow;
+import io.sentinel.passlog.LoggedObservation;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Value;
 import io.sentinel.rule.RuleSet;
 import io.sentinel.site.Site;
+import io.sentinel.wire.PassLogJson;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,7 +86,7 @@ public final class ExampleSiteDay {
     return s >= hms(16, 10, 0) && s < hms(16, 10, 40) ? 1.3 : 0;
   }
 
-  public record Day(JournalWindow window, List<CommandIntent> commands) {}
+  public record Day(LogWindow window, List<CommandIntent> commands) {}
 
   /** Runs the day through the site's rules; the flow follows the burner the engine commands. */
   public static Day run(RuleSet ruleSet) {
@@ -195,8 +195,7 @@ public final class ExampleSiteDay {
     session.feed(END, List.of());
     List<CommandIntent> commands = session.commands();
     return new Day(
-        new JournalWindow(
-            Optional.of("example"), Optional.of(START), Optional.of(END), log, commands),
+        new LogWindow(Optional.of("example"), Optional.of(START), Optional.of(END), log, commands),
         commands);
   }
 
@@ -255,7 +254,7 @@ public final class ExampleSiteDay {
     RuleSet ruleSet = Site.load(Path.of(".")).site().orElseThrow().ruleSet();
     Day day = run(ruleSet);
     try (Writer out = Files.newBufferedWriter(SHIPPED, StandardCharsets.UTF_8)) {
-      JournalJson.write(out, day.window());
+      PassLogJson.write(out, day.window());
     }
     System.out.println(
         "wrote "

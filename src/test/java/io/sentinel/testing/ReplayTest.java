@@ -3,11 +3,11 @@ package io.sentinel.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sentinel.engine.EngineLimits;
-import io.sentinel.journal.CommandIntent;
-import io.sentinel.journal.JournalJson;
-import io.sentinel.journal.JournalWindow;
+import io.sentinel.passlog.CommandIntent;
+import io.sentinel.passlog.LogWindow;
 import io.sentinel.rule.RuleSet;
 import io.sentinel.site.Site;
+import io.sentinel.wire.PassLogJson;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ReplayTest {
-  static final JournalWindow SHIPPED = JournalJson.read(ExampleSiteDay.SHIPPED);
+  static final LogWindow SHIPPED = PassLogJson.read(ExampleSiteDay.SHIPPED);
 
   static ReplayDiff replay(Path site) {
     RuleSet rules = Site.load(site).site().orElseThrow().ruleSet();

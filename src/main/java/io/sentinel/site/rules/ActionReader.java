@@ -4,6 +4,7 @@ import io.sentinel.point.PointSpec;
 import io.sentinel.point.Registry;
 import io.sentinel.point.SourceRef;
 import io.sentinel.rule.ActionSpec;
+import io.sentinel.rule.MessageTemplate;
 import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.ShapeParts;
 import io.sentinel.site.yaml.YamlFile;
@@ -15,13 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.nodes.Node;
 
 /** A native rule's {@code actions:}: notifications and pulses, each with its cooldown. */
 final class ActionReader {
-  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([^}]*?)\\s*}}");
   private static final Map<String, Set<String>> ACTION_KEYS =
       ShapeParts.keySets(RuleShapes.ACTIONS);
 
@@ -87,10 +85,8 @@ final class ActionReader {
         }
       }
       Node message = a.get("message").orElse(item);
-      Matcher m = PLACEHOLDER.matcher(fields.getOrDefault("message", ""));
-      while (m.find()) {
-        String name = m.group(1);
-        if (!placeholderKnown(name, fields, inputs)) {
+      for (String name : MessageTemplate.names(fields.getOrDefault("message", ""))) {
+        if (MessageTemplate.parse(name, fields.keySet(), inputs.keySet()).isEmpty()) {
           yaml.error(
               message,
               RuleCodes.RULE_063,
@@ -143,16 +139,5 @@ final class ActionReader {
             Optional.ofNullable(fields.get("severity")),
             cooldown.get(),
             where));
-  }
-
-  private static boolean placeholderKnown(
-      String name, Map<String, String> fields, Map<String, PointSpec> inputs) {
-    if (name.equals("rule") || fields.containsKey(name)) {
-      return true;
-    }
-    int dot = name.lastIndexOf('.');
-    return dot > 0
-        && inputs.containsKey(name.substring(0, dot))
-        && (name.endsWith(".value") || name.endsWith(".quality"));
   }
 }

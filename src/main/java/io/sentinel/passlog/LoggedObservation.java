@@ -1,4 +1,4 @@
-package io.sentinel.journal;
+package io.sentinel.passlog;
 
 /**
  * An observation with its place in the log: {@code seq} increases with every record the journal

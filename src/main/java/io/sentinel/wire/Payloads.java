@@ -1,4 +1,4 @@
-package io.sentinel.mqtt;
+package io.sentinel.wire;
 
 import io.sentinel.arbitration.Claim;
 import io.sentinel.arbitration.Decision;
@@ -151,15 +151,16 @@ public final class Payloads {
   }
 
   /** The {@code ingest-rejected} event: what was refused, where and why. */
-  public static byte[] rejection(IngestDecoder.Rejection r, Instant at) {
+  public static byte[] rejection(
+      String reason, String topic, Optional<String> pointId, String message, Instant at) {
     return bytes(
         new JsonObject()
             .put("kind", "ingest-rejected")
-            .put("subject", r.pointId().orElse(r.topic()))
-            .put("reason", r.reason().wireName())
-            .put("topic", r.topic())
-            .put("point", r.pointId().orElse(null))
-            .put("message", r.message())
+            .put("subject", pointId.orElse(topic))
+            .put("reason", reason)
+            .put("topic", topic)
+            .put("point", pointId.orElse(null))
+            .put("message", message)
             .put("ts", at.toString()));
   }
 

@@ -1,4 +1,4 @@
-package io.sentinel.api;
+package io.sentinel.wire;
 
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.RuleStatus;
@@ -13,10 +13,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The API's JSON for the core's values; field names are those of docs/api.md. */
-final class Views {
+public final class Views {
   private Views() {}
 
-  static JsonObject point(
+  public static JsonObject point(
       PointSpec spec, PointState state, boolean derived, Optional<OperatorOverride> override) {
     JsonObject o =
         new JsonObject()
@@ -36,7 +36,7 @@ final class Views {
         .put("override", override.map(Views::override).orElse(null));
   }
 
-  static JsonObject override(OperatorOverride o) {
+  public static JsonObject override(OperatorOverride o) {
     return new JsonObject()
         .put("point", o.pointId())
         .put("value", o.value().toPlain())
@@ -46,7 +46,7 @@ final class Views {
         .put("rule", OperatorOverride.RULE_ID);
   }
 
-  static JsonObject rule(Rule rule, RuleStatus status) {
+  public static JsonObject rule(Rule rule, RuleStatus status) {
     JsonObject claims = new JsonObject();
     for (Map.Entry<String, Value> c : status.claims().entrySet()) {
       claims.put(c.getKey(), c.getValue().toPlain());

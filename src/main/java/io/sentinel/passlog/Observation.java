@@ -1,4 +1,4 @@
-package io.sentinel.journal;
+package io.sentinel.passlog;
 
 import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;

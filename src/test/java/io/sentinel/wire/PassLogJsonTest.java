@@ -1,8 +1,12 @@
-package io.sentinel.journal;
+package io.sentinel.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sentinel.passlog.CommandIntent;
+import io.sentinel.passlog.LogWindow;
+import io.sentinel.passlog.LoggedObservation;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
@@ -14,17 +18,17 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class JournalJsonTest {
+class PassLogJsonTest {
   static final Instant T = Instant.parse("2026-11-02T05:00:00.137Z");
 
-  static JournalWindow read(String text) throws Exception {
-    return JournalJson.read("window.ndjson", new BufferedReader(new StringReader(text)));
+  static LogWindow read(String text) throws Exception {
+    return PassLogJson.read("window.ndjson", new BufferedReader(new StringReader(text)));
   }
 
   @Test
   void aWindow_readsBackAsItWasWritten() throws Exception {
-    JournalWindow w =
-        new JournalWindow(
+    LogWindow w =
+        new LogWindow(
             Optional.of("example"),
             Optional.of(T),
             Optional.of(T.plusSeconds(60)),
@@ -69,7 +73,7 @@ class JournalJsonTest {
                     Optional.empty(),
                     "")));
     StringWriter out = new StringWriter();
-    JournalJson.write(out, w);
+    PassLogJson.write(out, w);
     assertThat(read(out.toString())).isEqualTo(w);
   }
 

@@ -1,10 +1,14 @@
-package io.sentinel.journal;
+package io.sentinel.wire;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sentinel.passlog.CommandIntent;
+import io.sentinel.passlog.LogWindow;
+import io.sentinel.passlog.LoggedObservation;
+import io.sentinel.passlog.Observation;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
@@ -33,11 +37,11 @@ import java.util.Optional;
  * Values are native JSON (a boolean, a number, a string, or null for no value), as the devices
  * reported them in the point's declared unit.
  */
-public final class JournalJson {
+public final class PassLogJson {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-  private JournalJson() {}
+  private PassLogJson() {}
 
   public static String windowLine(String site, Instant from, Instant to) {
     ObjectNode o = NODES.objectNode();
@@ -110,7 +114,7 @@ public final class JournalJson {
     return Optional.empty();
   }
 
-  public static void write(Writer out, JournalWindow window) throws IOException {
+  public static void write(Writer out, LogWindow window) throws IOException {
     if (window.from().isPresent() && window.to().isPresent()) {
       out.write(
           windowLine(window.site().orElse(""), window.from().get(), window.to().get()) + "\n");
@@ -123,7 +127,7 @@ public final class JournalJson {
     }
   }
 
-  public static JournalWindow read(Path file) {
+  public static LogWindow read(Path file) {
     try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       return read(file.toString(), in);
     } catch (IOException e) {
@@ -131,7 +135,7 @@ public final class JournalJson {
     }
   }
 
-  public static JournalWindow read(String name, BufferedReader in) throws IOException {
+  public static LogWindow read(String name, BufferedReader in) throws IOException {
     List<LoggedObservation> observations = new ArrayList<>();
     List<CommandIntent> commands = new ArrayList<>();
     Optional<String> site = Optional.empty();
@@ -155,18 +159,18 @@ public final class JournalJson {
         default -> throw line.error("type", "is not window, observation or command");
       }
     }
-    return new JournalWindow(site, from, to, observations, commands);
+    return new LogWindow(site, from, to, observations, commands);
   }
 
   private static JsonNode parse(String name, int lineNo, String text) {
     try {
       JsonNode node = JSON.readTree(text);
       if (!node.isObject()) {
-        throw new JournalFormatException(name + ":" + lineNo + ": not a JSON object");
+        throw new PassLogFormatException(name + ":" + lineNo + ": not a JSON object");
       }
       return node;
     } catch (JsonProcessingException e) {
-      throw new JournalFormatException(
+      throw new PassLogFormatException(
           name + ":" + lineNo + ": not JSON: " + e.getOriginalMessage());
     }
   }
@@ -205,8 +209,8 @@ public final class JournalJson {
 
   /** One parsed line, whose accessors name the file, the line and the field in their errors. */
   private record Line(String file, int line, JsonNode node) {
-    JournalFormatException error(String field, String message) {
-      return new JournalFormatException(file + ":" + line + ": field '" + field + "' " + message);
+    PassLogFormatException error(String field, String message) {
+      return new PassLogFormatException(file + ":" + line + ": field '" + field + "' " + message);
     }
 
     String text(String field) {
@@ -240,7 +244,7 @@ public final class JournalJson {
     }
 
     Value value(String field) {
-      return JournalJson.value(node.get(field))
+      return PassLogJson.value(node.get(field))
           .orElseThrow(() -> error(field, "is not a boolean, number, string or null"));
     }
   }

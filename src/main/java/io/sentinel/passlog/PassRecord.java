@@ -1,4 +1,4 @@
-package io.sentinel.journal;
+package io.sentinel.passlog;
 
 import io.sentinel.engine.PassResult;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.sentinel.journal;
+package io.sentinel.passlog;
 
 import java.time.Instant;
 import java.util.List;
@@ -9,13 +9,13 @@ import java.util.Optional;
  * to} (an exported file may name its bounds in a header line; otherwise they are the first and last
  * instants in it).
  */
-public record JournalWindow(
+public record LogWindow(
     Optional<String> site,
     Optional<Instant> from,
     Optional<Instant> to,
     List<LoggedObservation> observations,
     List<CommandIntent> commands) {
-  public JournalWindow {
+  public LogWindow {
     observations = List.copyOf(observations);
     commands = List.copyOf(commands);
   }

@@ -1,7 +1,7 @@
-package io.sentinel.journal;
+package io.sentinel.passlog;
 
-import io.sentinel.arbitration.Decision;
-import io.sentinel.engine.ActionFired;
+import io.sentinel.command.Command;
+import io.sentinel.command.CommandRequest;
 import io.sentinel.engine.PassResult;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
@@ -12,12 +12,13 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * A command as the engine's outcome asks for it: a point's new arbitrated value (or its release),
- * or a pulse. This is what replay compares, because it is a pure function of the rule set and the
- * observations; the command plane's rate limits and delivery come after it.
+ * A command as the engine's outcome asks for it: a point's new arbitrated value (or its release), a
+ * pulse or a fade ({@link CommandRequest}, as the log keeps it). This is what replay compares,
+ * because it is a pure function of the rule set and the observations; the command plane's rate
+ * limits and delivery come after it.
  *
  * @param value the value asked for; {@link Value#ABSENT} for a release without a release_value
- * @param detail the pulse's duration as written ({@code 3s}), empty otherwise
+ * @param detail the pulse's duration or the fade's ramp as written ({@code 3s}), empty otherwise
  */
 public record CommandIntent(
     Instant at,
@@ -31,7 +32,8 @@ public record CommandIntent(
   public enum Kind {
     ASSERT,
     RELEASE,
-    PULSE;
+    PULSE,
+    FADE;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT);
@@ -48,35 +50,32 @@ public record CommandIntent(
   }
 
   /**
-   * The commands a pass asked for, at the pass's instant, decisions first as the plane takes them.
+   * The commands a pass asked for ({@link CommandRequest#of}), at the pass's instant, decisions
+   * first as the plane takes them.
    */
   public static List<CommandIntent> of(Instant now, PassResult result, Bands bands) {
     List<CommandIntent> out = new ArrayList<>();
-    for (Decision d : result.decisions()) {
+    for (CommandRequest r : CommandRequest.of(now, result, bands::of)) {
       out.add(
           new CommandIntent(
-              now,
-              d.pointId(),
-              d.winner().isPresent() ? Kind.ASSERT : Kind.RELEASE,
-              d.value().orElse(Value.ABSENT),
-              d.winner().map(w -> w.ruleId()),
-              d.winner().map(w -> w.band()),
-              ""));
-    }
-    for (ActionFired a : result.actions()) {
-      if (a.kind().equals("pulse")) {
-        out.add(
-            new CommandIntent(
-                a.at(),
-                a.fields().getOrDefault("point", ""),
-                Kind.PULSE,
-                Value.TRUE,
-                Optional.of(a.ruleId()),
-                bands.of(a.ruleId()),
-                a.fields().getOrDefault("duration", "")));
-      }
+              r.at(),
+              r.pointId(),
+              kind(r.kind()),
+              r.value(),
+              r.ruleId(),
+              r.band(),
+              r.lengthAsWritten()));
     }
     return out;
+  }
+
+  private static Kind kind(Command.Kind kind) {
+    return switch (kind) {
+      case ASSERT -> Kind.ASSERT;
+      case RELEASE -> Kind.RELEASE;
+      case FADE -> Kind.FADE;
+      default -> Kind.PULSE;
+    };
   }
 
   /** The band of a rule, for pulses (an action does not carry its rule's band). */
@@ -101,6 +100,7 @@ public record CommandIntent(
           case ASSERT -> ":= " + value;
           case RELEASE -> "released" + (value.isPresent() ? " to " + value : "");
           case PULSE -> "pulse " + detail;
+          case FADE -> "fade to " + value + " over " + detail;
         };
     String by =
         ruleId.map(r -> " (" + r + band.map(b -> ", " + b.wireName()).orElse("") + ")").orElse("");

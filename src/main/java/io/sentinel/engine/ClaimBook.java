@@ -1,0 +1,189 @@
+package io.sentinel.engine;
+
+import io.sentinel.arbitration.Arbiter;
+import io.sentinel.arbitration.Claim;
+import io.sentinel.arbitration.Decision;
+import io.sentinel.point.Value;
+import io.sentinel.rule.Band;
+import io.sentinel.rule.ClaimSpec;
+import io.sentinel.rule.Rule;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The claim book: what each rule holds, the diff that lets only changes leave a rule, expires_in,
+ * and arbitration of the points whose claims changed (the decisions that leave the engine).
+ */
+final class ClaimBook {
+  private final Arbiter arbiter;
+  private final Map<String, Decision> lastDecisions = new HashMap<>();
+  private final FlapLimit flaps;
+  private final Timers timers;
+  private final PassOutputs out;
+
+  ClaimBook(Arbiter arbiter, FlapLimit flaps, Timers timers, PassOutputs out) {
+    this.arbiter = arbiter;
+    this.flaps = flaps;
+    this.timers = timers;
+    this.out = out;
+  }
+
+  /** The claim diff: only what changed leaves the rule. */
+  void set(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
+    if (desired.equals(r.held)) {
+      return; // the common case of a re-evaluation with the same answer: nothing leaves the rule
+    }
+    Rule rule = r.rule;
+    if (!desired.keySet().containsAll(r.held.keySet())) {
+      for (String point : List.copyOf(r.held.keySet())) {
+        if (!desired.containsKey(point)) {
+          r.held.remove(point);
+          r.expiry.remove(point);
+          arbiter.release(rule.id(), point);
+          changed(new ClaimChange(rule.id(), point, rule.band(), Optional.empty(), t, reason));
+        }
+      }
+    }
+    for (Map.Entry<String, Value> e : desired.entrySet()) {
+      Value before = r.held.get(e.getKey());
+      if (e.getValue().equals(before)) {
+        continue;
+      }
+      r.held.put(e.getKey(), e.getValue());
+      arbiter.assertClaim(
+          new Claim(
+              rule.id(),
+              e.getKey(),
+              rule.band(),
+              rule.priority(),
+              e.getValue(),
+              r.freshness(),
+              r.matched));
+      changed(
+          new ClaimChange(
+              rule.id(), e.getKey(), rule.band(), Optional.of(e.getValue()), t, reason));
+    }
+  }
+
+  /** A claim still wanted is refreshed: expires_in bounds a rule that stopped evaluating. */
+  void refreshExpiry(RuleRuntime r, Instant t) {
+    for (ClaimSpec c : r.rule.claims()) {
+      if (c.expiresIn().isPresent()) {
+        r.expiry.put(c.pointId(), t.plus(c.expiresIn().get()));
+      }
+    }
+    scheduleExpiry(r);
+  }
+
+  /** Releases the claims of {@code r} whose expires_in has run out by {@code t}. */
+  void expire(RuleRuntime r, Instant t) {
+    if (r.expiryTimer != null && !t.isBefore(r.expiryTimer)) {
+      r.expiryTimer = null;
+    }
+    if (r.expiry.isEmpty()) {
+      return;
+    }
+    List<String> expired = new ArrayList<>();
+    r.expiry.forEach(
+        (point, at) -> {
+          if (!t.isBefore(at)) {
+            expired.add(point);
+          }
+        });
+    for (String point : expired) {
+      r.expiry.remove(point);
+      if (r.held.containsKey(point)) {
+        Map<String, Value> desired = new LinkedHashMap<>(r.held);
+        desired.remove(point);
+        set(r, desired, t, "expires_in reached");
+        out.event(
+            "claim-expired",
+            r.rule.id(),
+            "claim on " + point + " expired: the rule did not re-evaluate it in time",
+            t);
+      }
+    }
+    scheduleExpiry(r);
+  }
+
+  /**
+   * One pending timer per rule for its claims' expiry: a refresh only moves expiry later, so the
+   * pending timer comes first, finds nothing expired and sets the next one.
+   */
+  private void scheduleExpiry(RuleRuntime r) {
+    if (r.expiry.isEmpty()) {
+      return;
+    }
+    Instant earliest = Collections.min(r.expiry.values());
+    if (r.expiryTimer == null || earliest.isBefore(r.expiryTimer)) {
+      r.expiryTimer = earliest;
+      timers.rule(earliest, r.index);
+    }
+  }
+
+  /** Asserts a claim that is not a rule's own (an override, one kept across a revision). */
+  void assertClaim(Claim claim) {
+    arbiter.assertClaim(claim);
+  }
+
+  void release(String ruleId, String pointId) {
+    arbiter.release(ruleId, pointId);
+  }
+
+  /** A claim changed: it leaves the engine, counts towards the flap limit, and asks arbitration. */
+  void changed(ClaimChange change) {
+    out.claimChanges.add(change);
+    out.changedPoints.add(change.pointId());
+    flaps.count(change);
+  }
+
+  /** Arbitrates the points whose claims changed; a new outcome leaves as a decision. */
+  void settle(Instant t) {
+    for (String pointId : out.changedPoints) {
+      Decision d = arbiter.decide(pointId);
+      Decision last = lastDecisions.get(pointId);
+      if (last != null && last.sameOutcome(d)) {
+        continue;
+      }
+      boolean interlock = d.winner().filter(c -> c.band() == Band.INTERLOCK).isPresent();
+      if (!interlock && flaps.frozen(pointId)) {
+        continue;
+      }
+      if (last == null && d.winner().isEmpty()) {
+        continue; // nothing was ever decided for this point: nothing to release
+      }
+      lastDecisions.put(pointId, d);
+      out.decisions.add(d);
+    }
+    out.changedPoints.clear();
+  }
+
+  /** The current arbitration outcome of a point. */
+  Decision decide(String pointId) {
+    return arbiter.decide(pointId);
+  }
+
+  /** The last decision that left arbitration for a point, if any. */
+  Optional<Decision> output(String pointId) {
+    return Optional.ofNullable(lastDecisions.get(pointId));
+  }
+
+  List<String> claimedPoints() {
+    return arbiter.claimedPoints();
+  }
+
+  List<Claim> claims() {
+    return arbiter.claims();
+  }
+
+  /** Keeps what was last decided across a revision (the claims themselves are carried apart). */
+  void takeOver(ClaimBook previous) {
+    lastDecisions.putAll(previous.lastDecisions);
+  }
+}

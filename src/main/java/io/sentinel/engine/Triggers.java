@@ -1,0 +1,187 @@
+package io.sentinel.engine;
+
+import io.sentinel.point.Quality;
+import io.sentinel.point.Transition;
+import io.sentinel.point.Value;
+import io.sentinel.rule.Trigger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Which rules a step visits, and why: the index from each point to the rules that read it (worked
+ * out once, so a step's work follows its transitions, not the number of rules), and the set of
+ * rules touched in the step under way with the reasons as flags.
+ */
+final class Triggers {
+  /** A transition triggers the rule. */
+  static final int TRIGGERED = 1;
+
+  /** An input's quality moved. */
+  static final int QUALITY = 2;
+
+  /** One of the rule's timers fell due. */
+  static final int TIMER = 4;
+
+  /** The rule starts deciding: the first step, a revision, a resume. */
+  static final int ACTIVATION = 8;
+
+  /** The rule must re-derive its claims whatever triggered it (set while visiting). */
+  static final int FORCED = 16;
+
+  private static final byte NEVER = 0;
+  private static final byte ALWAYS = 1;
+  private static final byte CHECK = 2;
+
+  private final RuleRuntime[] rules;
+
+  /** For each point, the rules that read it, and through which input slot. */
+  private final int[][] dependentRules;
+
+  private final int[][] dependentSlots;
+
+  /**
+   * For each point and dependent rule, whether a transition through that input slot triggers the
+   * rule: {@link #NEVER}, {@link #ALWAYS} or {@link #CHECK} (an edge or quality trigger on that
+   * input, which depends on the transition). Worked out once from the triggers, which do not
+   * change.
+   */
+  private final byte[][] dependentTriggers;
+
+  // The step's touched rules, reused to keep a step allocation-light.
+  private final int[] touchedFlags;
+  private final int[] touchedList;
+  private int touchedCount;
+
+  Triggers(RuleRuntime[] rules, int pointCount) {
+    this.rules = rules;
+    List<List<int[]>> deps = new ArrayList<>();
+    for (int p = 0; p < pointCount; p++) {
+      deps.add(new ArrayList<>());
+    }
+    for (RuleRuntime r : rules) {
+      for (int slot = 0; slot < r.slots.length; slot++) {
+        deps.get(r.slots[slot]).add(new int[] {r.index, slot});
+      }
+    }
+    dependentRules = new int[pointCount][];
+    dependentSlots = new int[pointCount][];
+    dependentTriggers = new byte[pointCount][];
+    for (int p = 0; p < pointCount; p++) {
+      List<int[]> d = deps.get(p);
+      dependentRules[p] = d.stream().mapToInt(x -> x[0]).toArray();
+      dependentSlots[p] = d.stream().mapToInt(x -> x[1]).toArray();
+      dependentTriggers[p] = new byte[d.size()];
+      for (int k = 0; k < d.size(); k++) {
+        RuleRuntime r = rules[d.get(k)[0]];
+        dependentTriggers[p][k] = triggerKind(r.rule.trigger(), r.inputNames[d.get(k)[1]]);
+      }
+    }
+    touchedFlags = new int[rules.length];
+    touchedList = new int[rules.length];
+  }
+
+  void touch(int rule, int flags) {
+    if (touchedFlags[rule] == 0) {
+      touchedList[touchedCount++] = rule;
+    }
+    touchedFlags[rule] |= flags;
+  }
+
+  /** Marks the rules that a transition of point {@code p} triggers or whose input quality moved. */
+  void touchDependents(int p, Transition tr) {
+    int[] deps = dependentRules[p];
+    byte[] kinds = dependentTriggers[p];
+    for (int k = 0; k < deps.length; k++) {
+      int flags = tr.qualityChanged() ? QUALITY : 0;
+      if (kinds[k] == ALWAYS
+          || kinds[k] == CHECK
+              && triggers(
+                  rules[deps[k]].rule.trigger(),
+                  rules[deps[k]].inputNames[dependentSlots[p][k]],
+                  tr)) {
+        flags |= TRIGGERED;
+      }
+      if (flags != 0) {
+        touch(deps[k], flags);
+      }
+    }
+  }
+
+  /** Starts the step's set afresh. */
+  void clear() {
+    touchedCount = 0;
+  }
+
+  /** Orders the touched rules by rule-set position; returns how many there are. */
+  int sortTouched() {
+    Arrays.sort(touchedList, 0, touchedCount);
+    return touchedCount;
+  }
+
+  /** The k-th touched rule after {@link #sortTouched()}. */
+  int touched(int k) {
+    return touchedList[k];
+  }
+
+  /** A touched rule's flags, cleared as they are taken. */
+  int takeFlags(int rule) {
+    int flags = touchedFlags[rule];
+    touchedFlags[rule] = 0;
+    return flags;
+  }
+
+  /** Forgets what was touched without visiting it (a revision before the first pass). */
+  void forget() {
+    for (int k = 0; k < touchedCount; k++) {
+      touchedFlags[touchedList[k]] = 0;
+    }
+    touchedCount = 0;
+  }
+
+  /** What {@link #triggers} can tell of a rule's input slot before any transition. */
+  private static byte triggerKind(Trigger trigger, String input) {
+    if (trigger instanceof Trigger.OnTransition t) {
+      return t.of().contains(input) ? ALWAYS : NEVER;
+    }
+    if (trigger instanceof Trigger.OnEdge e) {
+      return e.of().equals(input) ? CHECK : NEVER;
+    }
+    if (trigger instanceof Trigger.OnQuality q) {
+      return q.of().equals(input) ? CHECK : NEVER;
+    }
+    return NEVER;
+  }
+
+  private static boolean triggers(Trigger trigger, String input, Transition tr) {
+    if (trigger instanceof Trigger.OnTransition t) {
+      return t.of().contains(input);
+    }
+    if (trigger instanceof Trigger.OnEdge e) {
+      // A value kept from before a restart is no reading: moving away from it is no edge.
+      if (!e.of().equals(input)
+          || !tr.valueChanged()
+          || !tr.previous().value().isPresent()
+          || tr.previous().quality() == Quality.RESTORED) {
+        return false;
+      }
+      int direction = compare(tr.previous().value(), tr.current().value());
+      return e.edge() == Trigger.Edge.RISING ? direction > 0 : direction < 0;
+    }
+    if (trigger instanceof Trigger.OnQuality q) {
+      return q.of().equals(input) && tr.qualityChanged() && q.matches(tr.current().quality());
+    }
+    return false;
+  }
+
+  /** Positive when the value rose (false to true, or a larger number). */
+  private static int compare(Value before, Value after) {
+    if (before instanceof Value.Bool b && after instanceof Value.Bool a) {
+      return Boolean.compare(a.value(), b.value());
+    }
+    if (before instanceof Value.Num b && after instanceof Value.Num a) {
+      return Double.compare(a.value(), b.value());
+    }
+    return 0;
+  }
+}
