@@ -46,7 +46,17 @@ public final class DefinitionHash {
                   !(top
                       && t.getKeyNode() instanceof ScalarNode k
                       && (k.getValue().equals("enabled") || k.getValue().equals("description"))))
-          .sorted(java.util.Comparator.comparing(t -> ((ScalarNode) t.getKeyNode()).getValue()))
+          // A key that is not a scalar is refused by the loader; it must not throw here first.
+          .sorted(
+              java.util.Comparator.comparing(
+                  t -> {
+                    if (t.getKeyNode() instanceof ScalarNode k) {
+                      return k.getValue();
+                    }
+                    StringBuilder key = new StringBuilder();
+                    canonical(t.getKeyNode(), key, false);
+                    return key.toString();
+                  }))
           .forEach(
               t -> {
                 canonical(t.getKeyNode(), b, false);
