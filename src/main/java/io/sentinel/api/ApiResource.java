@@ -10,13 +10,13 @@ import io.sentinel.engine.RuleState;
 import io.sentinel.engine.RuleStatus;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Value;
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.RevisionDocument;
 import io.sentinel.rule.Rule;
-import io.sentinel.rule.Site;
-import io.sentinel.rule.YamlFile;
 import io.sentinel.runtime.EngineLoop;
 import io.sentinel.runtime.Gateway;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.yaml.Problem;
+import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.store.History;
 import io.sentinel.wire.PassLogJson;
 import io.sentinel.wire.Views;
@@ -324,7 +324,7 @@ public class ApiResource {
   }
 
   private static boolean isRevision(String name, String body) {
-    Optional<Node> root = new YamlFile(name, new io.sentinel.rule.Problems()).parse(body);
+    Optional<Node> root = new YamlFile(name, new io.sentinel.site.yaml.Problems()).parse(body);
     return root.isPresent()
         && root.get() instanceof MappingNode m
         && m.getValue().stream()

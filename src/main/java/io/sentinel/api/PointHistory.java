@@ -1,7 +1,7 @@
 package io.sentinel.api;
 
-import io.sentinel.rule.YamlFile;
 import io.sentinel.runtime.Gateway;
+import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.store.Trends;
 import io.smallrye.common.annotation.Blocking;
 import io.vertx.core.json.JsonObject;

@@ -75,6 +75,6 @@ public final class AnchorCheck {
             + (last > anchor.seq() ? " (" + (last - anchor.seq()) + " records after it)" : "")
             + (trustedKey.isPresent()
                 ? ""
-                : "; compare its key with the one the gateway logs at start (SEN-040)"));
+                : "; compare its key with the one the gateway logs at start"));
   }
 }

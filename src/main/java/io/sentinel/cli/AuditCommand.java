@@ -3,7 +3,7 @@ package io.sentinel.cli;
 import io.sentinel.audit.AnchorCheck;
 import io.sentinel.audit.AuditAnchor;
 import io.sentinel.audit.AuditVerifier;
-import io.sentinel.rule.RevisionKeys;
+import io.sentinel.site.revision.RevisionKeys;
 import io.sentinel.store.Databases;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -102,7 +102,7 @@ public final class AuditCommand {
         paramLabel = "PUB",
         description =
             "the gateway's anchor public key (its audit-anchor.key.pub, PEM or base64; default:"
-                + " the key the anchor names, printed to compare with the gateway's SEN-040 line)")
+                + " the key the anchor names, printed to compare with the gateway's start-up line)")
     Optional<Path> key;
 
     @Mixin DatabaseOption database;

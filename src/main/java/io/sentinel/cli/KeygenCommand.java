@@ -1,6 +1,6 @@
 package io.sentinel.cli;
 
-import io.sentinel.rule.RevisionKeys;
+import io.sentinel.site.revision.RevisionKeys;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -7,9 +7,9 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
-import io.sentinel.rule.CanonicalBody;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.CanonicalBody;
+import io.sentinel.site.revision.RevisionDocument;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -91,7 +91,7 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       err.println("sentinel push: " + file + " is not a file");
       return 2;
     }
-    Optional<Duration> wait = io.sentinel.rule.YamlFile.parseDuration(timeout);
+    Optional<Duration> wait = io.sentinel.site.yaml.YamlFile.parseDuration(timeout);
     if (wait.isEmpty()) {
       err.println("sentinel push: --timeout " + timeout + " is not a duration (e.g. 30s)");
       return 2;

@@ -1,8 +1,8 @@
 package io.sentinel.cli;
 
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionKeys;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionKeys;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -47,7 +47,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     }
     if (!loopback) {
       throw new IllegalArgumentException(
-          "SEN-006 sentinel.mqtt.embedded-host is '"
+          "SEN-008 sentinel.mqtt.embedded-host is '"
               + host
               + "': the embedded MQTT broker takes anyone (no password, no TLS), so it binds a"
               + " loopback address only (127.0.0.1, ::1); for a broker other machines reach, set"

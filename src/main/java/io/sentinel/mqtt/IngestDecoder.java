@@ -290,11 +290,11 @@ public final class IngestDecoder {
         return Typed.no(RejectReason.WRONG_TYPE, spec.id() + " is number, found " + describe(raw));
       }
       double d = number.doubleValue();
-      if (!Double.isFinite(d)) {
+      if (!type.accepts(Value.of(d))) {
         return Typed.no(RejectReason.WRONG_TYPE, spec.id() + ": not a finite number");
       }
       if (unitGiven && !unit.equals(n.unit())) {
-        if (!unit.isCompatible(n.unit()) || unit.isNone() || n.unit().isNone()) {
+        if (!unit.isCompatible(n.unit())) {
           return Typed.no(
               RejectReason.WRONG_UNIT,
               spec.id() + " is in " + n.unit().describe() + ", not " + unit.describe());
@@ -310,7 +310,7 @@ public final class IngestDecoder {
       return Typed.no(
           RejectReason.WRONG_TYPE, spec.id() + " is " + type.name() + ", found " + describe(raw));
     }
-    if (type instanceof PointType.Enum e && !e.values().contains(s)) {
+    if (type instanceof PointType.Enum e && !type.accepts(Value.of(s))) {
       return Typed.no(
           RejectReason.NOT_IN_ENUM, spec.id() + ": '" + clip(s) + "' is not one of " + e.values());
     }

@@ -389,7 +389,7 @@ public final class MqttConnection {
           .whenComplete(
               (ack, error) -> {
                 if (error != null) {
-                  LOG.errorf("SEN-012 subscribing to %s failed: %s", filters, error.getMessage());
+                  LOG.errorf("SEN-009 subscribing to %s failed: %s", filters, error.getMessage());
                 }
               });
     }

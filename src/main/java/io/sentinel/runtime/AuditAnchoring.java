@@ -2,7 +2,7 @@ package io.sentinel.runtime;
 
 import io.sentinel.audit.AuditAnchor;
 import io.sentinel.mqtt.MqttConnection;
-import io.sentinel.rule.RevisionKeys;
+import io.sentinel.site.revision.RevisionKeys;
 import io.sentinel.store.Anchors;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -21,11 +21,11 @@ import io.sentinel.mqtt.Topics;
 import io.sentinel.passlog.Observation;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionGate;
-import io.sentinel.rule.RevisionKeys;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionGate;
+import io.sentinel.site.revision.RevisionKeys;
+import io.sentinel.site.yaml.Problem;
 import io.sentinel.store.Journal;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Revisions;
@@ -228,7 +228,7 @@ public class Gateway {
               LOG.errorf(
                   "%s: error [SRC-001] %s: %s", p.spec().where(), p.spec().id(), p.message()));
       throw new IllegalStateException(
-          "SEN-001 site " + siteDir + " has errors; the gateway does not start on it");
+          "SEN-007 site " + siteDir + " has errors; the gateway does not start on it");
     }
     keys = loadKeys();
     metrics = new GatewayMetrics(meterRegistry);
@@ -596,7 +596,7 @@ public class Gateway {
       return new RevisionGate.Active(recorded.revision(), filesHash, site.ruleSet());
     } catch (Exception e) {
       throw new IllegalStateException(
-          "SEN-DB-051 the rule set could not be recorded as a revision: " + e.getMessage(), e);
+          "SEN-DB-059 the rule set could not be recorded as a revision: " + e.getMessage(), e);
     }
   }
 
@@ -632,7 +632,7 @@ public class Gateway {
     }
     if (allowUnsigned) {
       LOG.warnf(
-          "SEN-030 allow_unsigned_revisions: true: UNSIGNED rule-set revisions on %s are"
+          "SEN-015 allow_unsigned_revisions: true: UNSIGNED rule-set revisions on %s are"
               + " accepted; a change to an interlock or safety rule needs a review signature",
           topics.ruleset());
     }
@@ -640,12 +640,12 @@ public class Gateway {
       throw new IllegalStateException(
           "SEN-034 sentinel.ruleset.keys-file " + file.get() + " is not a readable file");
     }
-    io.sentinel.rule.Problems problems = new io.sentinel.rule.Problems();
+    io.sentinel.site.yaml.Problems problems = new io.sentinel.site.yaml.Problems();
     RevisionKeys loaded = RevisionKeys.load(file.get().toString(), Site.read(file.get()), problems);
     problems.sorted().forEach(p -> LOG.error(p.format()));
     if (problems.hasErrors()) {
       throw new IllegalStateException(
-          "SEN-034 the trusted keys in " + file.get() + " have errors, listed above");
+          "SEN-016 the trusted keys in " + file.get() + " have errors, listed above");
     }
     LOG.infof(
         "SEN-031 rule-set revisions on %s must be signed by one of %d trusted keys from %s (%d for"
@@ -678,7 +678,7 @@ public class Gateway {
       return kept;
     } catch (Exception e) {
       throw new IllegalStateException(
-          "SEN-DB-051 the last state could not be read from the store: " + e.getMessage(), e);
+          "SEN-DB-060 the last state could not be read from the store: " + e.getMessage(), e);
     }
   }
 
@@ -784,7 +784,7 @@ public class Gateway {
     if ((previous == 0 || now - previous > Duration.ofSeconds(10).toNanos())
         && last.compareAndSet(previous, now)) {
       LOG.warnf(
-          "SEN-005 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
+          "SEN-006 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
           r.reason().wireName(), r.topic(), r.message());
     } else {
       LOG.debugf("rejected %s on %s: %s", r.reason().wireName(), r.topic(), r.message());

@@ -4,12 +4,13 @@ import io.sentinel.command.PlaneOutput;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.Problems;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionGate;
 import io.sentinel.rule.RuleChanges;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionCodes;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionGate;
+import io.sentinel.site.yaml.Problem;
+import io.sentinel.site.yaml.Problems;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Revisions;
 import io.sentinel.wire.Payloads;
@@ -116,7 +117,7 @@ final class RulesetTopic implements AutoCloseable {
       // A defect must not take the topic down: the document is refused and said so.
       LOG.errorf(e, "SEN-035 a revision document could not be handled");
       Problems p = new Problems();
-      p.error("REV-099", topics.ruleset(), 0, "", "internal error: " + e);
+      p.error(RevisionCodes.REV_099, topics.ruleset(), 0, "", "internal error: " + e);
       reject(
           new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()), "", text(payload));
     } catch (InterruptedException e) {
@@ -137,7 +138,7 @@ final class RulesetTopic implements AutoCloseable {
     if (payload.length > MAX_BYTES || text.isEmpty()) {
       Problems p = new Problems();
       p.error(
-          payload.length > MAX_BYTES ? "REV-008" : "REV-009",
+          payload.length > MAX_BYTES ? RevisionCodes.REV_008 : RevisionCodes.REV_009,
           file,
           0,
           "",
@@ -212,7 +213,12 @@ final class RulesetTopic implements AutoCloseable {
           a.revision());
     } catch (java.util.concurrent.ExecutionException e) {
       Problems p = new Problems();
-      p.error("REV-098", topics.ruleset(), 0, "", "the engine did not take the revision: " + e);
+      p.error(
+          RevisionCodes.REV_098,
+          topics.ruleset(),
+          0,
+          "",
+          "the engine did not take the revision: " + e);
       reject(
           new RevisionGate.Reject(OptionalLong.of(a.revision()), "invalid", p.sorted()),
           a.contentHash(),
@@ -274,7 +280,7 @@ final class RulesetTopic implements AutoCloseable {
           clock.instant());
     } catch (Exception e) {
       LOG.warnf(
-          "SEN-DB-058 %s was rejected but the rejection is not recorded in ruleset_rejections (%s):"
+          "SEN-DB-006 %s was rejected but the rejection is not recorded in ruleset_rejections (%s):"
               + " the status topic and the control events still say it",
           which, e.getMessage());
     }

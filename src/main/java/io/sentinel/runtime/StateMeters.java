@@ -131,7 +131,7 @@ public class StateMeters {
   }
 
   private boolean countPlane(CommandPlane plane) {
-    io.sentinel.rule.Site site = gateway.site();
+    io.sentinel.site.Site site = gateway.site();
     if (site == null) {
       return false;
     }

@@ -497,7 +497,7 @@ public final class Journal implements AutoCloseable {
     try {
       log.close();
     } catch (IOException e) {
-      LOG.errorf("SEN-DB-055 the journal did not close cleanly: %s", e.getMessage());
+      LOG.errorf("SEN-DB-001 the journal did not close cleanly: %s", e.getMessage());
     }
   }
 

@@ -122,7 +122,7 @@ public final class Store implements AutoCloseable {
     RestartState fromDatabase;
     if (journal.degraded()) {
       LOG.warnf(
-          "SEN-DB-057 PostgreSQL is not reached (%s): the last state comes from the local journal"
+          "SEN-DB-004 PostgreSQL is not reached (%s): the last state comes from the local journal"
               + " alone",
           journal.feedError());
       fromDatabase = RestartState.NONE;
@@ -131,7 +131,7 @@ public final class Store implements AutoCloseable {
         fromDatabase = RestartReader.load(pool, READ_TIMEOUT);
       } catch (RowWriter.WriteFailed e) {
         LOG.warnf(
-            "SEN-DB-057 the last state could not be read from PostgreSQL (%s): it comes from the"
+            "SEN-DB-005 the last state could not be read from PostgreSQL (%s): it comes from the"
                 + " local journal alone",
             e.getMessage());
         fromDatabase = RestartState.NONE;

@@ -103,7 +103,7 @@ public final class Payloads {
    * One problem as {@code ruleset/status} and {@code POST /api/v1/rules:validate} carry it: {@code
    * {"severity", "code", "file", "line", "rule", "message"}}.
    */
-  public static JsonObject problemJson(io.sentinel.rule.Problem p) {
+  public static JsonObject problemJson(io.sentinel.site.yaml.Problem p) {
     return new JsonObject()
         .put("severity", p.severity().wireName())
         .put("code", p.code())
@@ -123,7 +123,7 @@ public final class Payloads {
       String state,
       long activeRevision,
       Optional<String> contentHash,
-      List<io.sentinel.rule.Problem> problems,
+      List<io.sentinel.site.yaml.Problem> problems,
       Optional<String> signer,
       Optional<String> reviewer,
       Optional<io.sentinel.rule.RuleChanges> changes,

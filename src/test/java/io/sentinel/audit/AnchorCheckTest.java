@@ -2,7 +2,7 @@ package io.sentinel.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.rule.RevisionKeys;
+import io.sentinel.site.revision.RevisionKeys;
 import java.security.KeyPair;
 import java.time.Instant;
 import java.util.List;

@@ -23,7 +23,6 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -99,8 +98,13 @@ class JournalTest {
                 new ActionFired(
                     "door-open-alert/0/1",
                     "door-open-alert",
-                    "notify",
-                    Map.of("channel", "ops", "message", "Door open"),
+                    new io.sentinel.rule.ActionSpec.Notify(
+                        "ops",
+                        "Door open",
+                        Optional.empty(),
+                        Optional.empty(),
+                        Duration.ofMinutes(5),
+                        new io.sentinel.point.SourceRef("test", 0)),
                     T)),
             List.of(
                 new ControlEvent("warmup-left", "pump-run-on", "all inputs live since start", T)),

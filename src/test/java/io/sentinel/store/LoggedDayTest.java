@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sentinel.cli.CliRunner;
 import io.sentinel.passlog.PassRecord;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.sentinel.testing.ExampleSiteDay;
 import io.sentinel.testing.SiteCopy;
 import io.vertx.sqlclient.Pool;

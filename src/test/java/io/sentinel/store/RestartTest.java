@@ -13,7 +13,7 @@ import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.vertx.sqlclient.Pool;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -226,7 +226,7 @@ public final class GroupCommit<T> implements AutoCloseable {
           // retried at once
         }
       } catch (RuntimeException e) {
-        LOG.errorf(e, "SEN-DB-060 the journal's durable mark listener failed");
+        LOG.errorf(e, "SEN-DB-007 the journal's durable mark listener failed");
       }
     }
   }
