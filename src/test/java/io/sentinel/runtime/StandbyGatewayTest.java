@@ -1,0 +1,169 @@
+package io.sentinel.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.pi4j.io.gpio.digital.DigitalOutput;
+import com.pi4j.io.gpio.digital.DigitalState;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.sentinel.gpio.GpioAdapter;
+import io.sentinel.store.CoreLock;
+import io.sentinel.store.TestDatabase;
+import io.vertx.core.json.JsonObject;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A gateway with a standby configured, on Pi4J's mock pins (site src/test/resources/sites/gpio),
+ * and the test as the site's other core: it takes the core lock when the gateway loses it, holds it
+ * while the gateway stands by, and lets go for the gateway to take over (docs/standby.md).
+ */
+@QuarkusTest
+@WithTestResource(
+    value = BrokerResource.class,
+    scope = TestResourceScope.RESTRICTED_TO_CLASS,
+    initArgs = {
+      @ResourceArg(name = "site-dir", value = "src/test/resources/sites/gpio"),
+      @ResourceArg(name = "site-prefix", value = "standby"),
+      @ResourceArg(name = "sentinel.gpio.platform", value = "mock"),
+      @ResourceArg(name = "sentinel.standby.enabled", value = "true"),
+      @ResourceArg(name = "sentinel.mqtt.client-id", value = "standby-test-core-a")
+    })
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StandbyGatewayTest {
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final int AIR_DUMP = 24; // asserted by a fail-safe interlock; safe state low
+
+  @BrokerResource.InjectBroker BrokerResource.Broker broker;
+
+  @Inject Gateway gateway;
+
+  @TestHTTPResource("/q/health/live")
+  URI live;
+
+  private CoreLock other;
+
+  @Test
+  @Order(1)
+  void alone_theGatewayTakesTheLock_epochOne_everyCommandIdCarriesIt() {
+    await().atMost(WAIT).until(() -> gateway.role().equals("active") && gateway.running());
+    assertThat(gateway.epoch()).isEqualTo(1);
+    assertThat(engineCheck().getJsonObject("data").getString("role")).isEqualTo("active");
+    await().atMost(WAIT).until(() -> airDump().state() == DigitalState.HIGH);
+    await().atMost(WAIT).until(() -> db().count("SELECT count(*) FROM commands") > 0);
+    assertThat(db().count("SELECT count(*) FROM commands WHERE command_id NOT LIKE '%/e1.%'"))
+        .isZero();
+    assertThat(db().rows("SELECT epoch, holder FROM core_epoch"))
+        .containsExactly(java.util.List.of("1", "standby-test-core-a"));
+  }
+
+  @Test
+  @Order(2)
+  void lockSessionTerminated_outputsSafeAndCommandsStopWithinOneSecond_thenStandsBy()
+      throws Exception {
+    DigitalOutput air = airDump();
+    assertThat(air.state()).isEqualTo(DigitalState.HIGH);
+    long terminated = System.nanoTime();
+    assertThat(
+            db().rows(
+                    "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE"
+                        + " application_name = '"
+                        + CoreLock.APPLICATION_NAME
+                        + "' AND datname = current_database()"))
+        .containsExactly(java.util.List.of("true"));
+    // The site's other core takes the lock the moment the server let it go.
+    while (other == null && System.nanoTime() - terminated < Duration.ofSeconds(2).toNanos()) {
+      other =
+          CoreLock.tryTake(db().url(), broker.site(), "test-core-b", Duration.ofSeconds(1))
+              .orElse(null);
+    }
+    assertThat(other).isNotNull();
+    assertThat(other.epoch()).isEqualTo(2);
+    await()
+        .atMost(Duration.ofSeconds(1).minusNanos(System.nanoTime() - terminated))
+        .until(() -> air.state() == DigitalState.LOW && !gateway.role().equals("active"));
+    long stoppedAfterMs = (System.nanoTime() - terminated) / 1_000_000;
+    assertThat(stoppedAfterMs).isLessThan(1000);
+
+    // Standing by while the other core holds the lock: no pass, no command, live and saying so.
+    await().atMost(WAIT).until(() -> !gateway.running());
+    long commands = db().count("SELECT count(*) FROM commands");
+    Thread.sleep(3000);
+    assertThat(gateway.role()).isEqualTo("standby");
+    assertThat(db().count("SELECT count(*) FROM commands")).isEqualTo(commands);
+    JsonObject engine = engineCheck();
+    assertThat(engine.getString("status")).isEqualTo("UP");
+    assertThat(engine.getJsonObject("data").getString("role")).isEqualTo("standby");
+  }
+
+  @Test
+  @Order(3)
+  void otherCoreEnds_standbyActiveWithinFiveSeconds_interlocksAsserted_epochPlusOne() {
+    assertThat(other).isNotNull();
+    long commands = db().count("SELECT count(*) FROM commands");
+    other.close();
+    long released = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                gateway.role().equals("active")
+                    && gateway.gpio().isPresent()
+                    && airDump().state() == DigitalState.HIGH);
+    assertThat((System.nanoTime() - released) / 1_000_000).isLessThan(5000);
+    assertThat(gateway.epoch()).isEqualTo(3);
+    await().atMost(WAIT).until(() -> db().count("SELECT count(*) FROM commands") > commands);
+    assertThat(
+            db().count(
+                    "SELECT count(*) FROM (SELECT command_id FROM commands ORDER BY seq OFFSET "
+                        + commands
+                        + ") c WHERE command_id NOT LIKE '%/e3.%'"))
+        .isZero();
+    assertThat(db().rows("SELECT epoch, holder FROM core_epoch"))
+        .containsExactly(java.util.List.of("3", "standby-test-core-a"));
+  }
+
+  private DigitalOutput airDump() {
+    GpioAdapter adapter = gateway.gpio().orElseThrow();
+    return adapter.context().io(GpioAdapter.ioId(AIR_DUMP), DigitalOutput.class);
+  }
+
+  private JsonObject engineCheck() {
+    JsonObject health = new JsonObject(http(live));
+    Optional<JsonObject> engine =
+        health.getJsonArray("checks").stream()
+            .map(JsonObject.class::cast)
+            .filter(c -> c.getString("name").equals("sentinel-engine"))
+            .findFirst();
+    return engine.orElseThrow();
+  }
+
+  private static String http(URI uri) {
+    try {
+      return HttpClient.newHttpClient()
+          .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (Exception e) {
+      throw new IllegalStateException(uri + ": " + e.getMessage(), e);
+    }
+  }
+
+  private TestDatabase db() {
+    return broker.database();
+  }
+}
