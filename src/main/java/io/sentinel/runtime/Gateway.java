@@ -163,7 +163,15 @@ public class Gateway {
   @ConfigProperty(name = "sentinel.standby.lock-timeout", defaultValue = "1s")
   Duration standbyLockTimeout;
 
+  /** A pin toggled while the engine turns over, for a charge-pump or watchdog relay. */
+  @ConfigProperty(name = "sentinel.heartbeat.pin")
+  Optional<Integer> heartbeatPin;
+
+  @ConfigProperty(name = "sentinel.heartbeat.every", defaultValue = "50ms")
+  Duration heartbeatEvery;
+
   private final InstantSource clock = InstantSource.system();
+  private volatile io.sentinel.gpio.HeartbeatPin heartbeat;
   private volatile CoreRole role;
   private long epoch;
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
@@ -292,6 +300,32 @@ public class Gateway {
     return clientId
         .filter(c -> !c.isBlank())
         .orElse("sentinel-" + site + (standbyEnabled ? "-" + host : ""));
+  }
+
+  /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
+  private io.sentinel.gpio.HeartbeatPin openHeartbeat() {
+    if (heartbeatPin.isEmpty()) {
+      return null;
+    }
+    io.sentinel.gpio.GpioPlatform.Choice platform =
+        io.sentinel.gpio.GpioPlatform.choose(gpioPlatform, Path.of("/dev"))
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "SEN-GPIO-012 sentinel.heartbeat.pin is "
+                            + heartbeatPin.get()
+                            + " but sentinel.gpio.platform is off: no pin to toggle"));
+    io.sentinel.gpio.HeartbeatPin h =
+        io.sentinel.gpio.HeartbeatPin.open(platform.platform(), heartbeatPin.get());
+    LOG.infof(
+        "SEN-GPIO-013 heartbeat on pin %d (%s): toggled every %d ms while the engine turns over",
+        h.pin(), platform.platform().wireName(), heartbeatEvery.toMillis());
+    return h;
+  }
+
+  /** The heartbeat output of this start, for tests (its mock pin). */
+  public Optional<io.sentinel.gpio.HeartbeatPin> heartbeat() {
+    return Optional.ofNullable(heartbeat);
   }
 
   /** Without a standby the driver itself; with one, a driver that sends only under the lock. */
@@ -500,6 +534,10 @@ public class Gateway {
             started,
             metrics);
     loop.start();
+    heartbeat = openHeartbeat();
+    if (heartbeat != null) {
+      loop.heartbeat(Optional.of(heartbeatEvery), heartbeat::toggle);
+    }
     notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
     notifier.ifPresent(
         n ->
@@ -565,6 +603,10 @@ public class Gateway {
             .join();
       }
       loop = null;
+    }
+    if (heartbeat != null) {
+      heartbeat.close(); // no more edges: the relay drops
+      heartbeat = null;
     }
     if (gpio != null) {
       gpio.close(); // every output to its safe state, after the engine's last pass

@@ -41,13 +41,15 @@ import org.junit.jupiter.api.TestMethodOrder;
       @ResourceArg(name = "site-prefix", value = "standby"),
       @ResourceArg(name = "sentinel.gpio.platform", value = "mock"),
       @ResourceArg(name = "sentinel.standby.enabled", value = "true"),
-      @ResourceArg(name = "sentinel.mqtt.client-id", value = "standby-test-core-a")
+      @ResourceArg(name = "sentinel.mqtt.client-id", value = "standby-test-core-a"),
+      @ResourceArg(name = "sentinel.heartbeat.pin", value = "6")
     })
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StandbyGatewayTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
   private static final int AIR_DUMP = 24; // asserted by a fail-safe interlock; safe state low
+  private static final int HEARTBEAT = 6;
 
   @BrokerResource.InjectBroker BrokerResource.Broker broker;
 
@@ -74,10 +76,46 @@ class StandbyGatewayTest {
 
   @Test
   @Order(2)
+  void heartbeat_togglesWhilePassesRun_stopsWithin200msOfTheEngineLoopStalling() throws Exception {
+    HeartbeatLog beats = heartbeatLog();
+    await().atMost(WAIT).until(() -> beats.log.changes() >= 10);
+    long[] stall = new long[2];
+    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+    gateway
+        .loop()
+        .onContext(
+            () -> {
+              stall[0] = System.nanoTime();
+              try {
+                Thread.sleep(1000); // a pass that hangs
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              stall[1] = System.nanoTime();
+              done.countDown();
+              return io.sentinel.command.PlaneOutput.NONE;
+            });
+    assertThat(done.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    java.util.List<Long> during =
+        beats.times().stream().filter(t -> t > stall[0] + 200_000_000L && t < stall[1]).toList();
+    assertThat(during).isEmpty();
+    long lastBefore =
+        beats.times().stream().filter(t -> t < stall[1]).mapToLong(Long::longValue).max().orElse(0);
+    System.out.printf(
+        "heartbeat: last edge %d ms after the stall began (the stall lasted %d ms)%n",
+        (lastBefore - stall[0]) / 1_000_000, (stall[1] - stall[0]) / 1_000_000);
+    // And it starts again with the passes.
+    int after = beats.log.changes();
+    await().atMost(Duration.ofSeconds(2)).until(() -> beats.log.changes() > after + 5);
+  }
+
+  @Test
+  @Order(3)
   void lockSessionTerminated_outputsSafeAndCommandsStopWithinOneSecond_thenStandsBy()
       throws Exception {
     DigitalOutput air = airDump();
     assertThat(air.state()).isEqualTo(DigitalState.HIGH);
+    HeartbeatLog beats = heartbeatLog();
     long terminated = System.nanoTime();
     assertThat(
             db().rows(
@@ -99,6 +137,10 @@ class StandbyGatewayTest {
         .until(() -> air.state() == DigitalState.LOW && !gateway.role().equals("active"));
     long stoppedAfterMs = (System.nanoTime() - terminated) / 1_000_000;
     assertThat(stoppedAfterMs).isLessThan(1000);
+    System.out.printf("lock session terminated: outputs safe after %d ms%n", stoppedAfterMs);
+    // No core runs: the heartbeat has stopped and is low, so the watchdog relay drops.
+    await().atMost(Duration.ofSeconds(1)).until(() -> beats.pin.state() == DigitalState.LOW);
+    int edges = beats.log.changes();
 
     // Standing by while the other core holds the lock: no pass, no command, live and saying so.
     await().atMost(WAIT).until(() -> !gateway.running());
@@ -106,13 +148,15 @@ class StandbyGatewayTest {
     Thread.sleep(3000);
     assertThat(gateway.role()).isEqualTo("standby");
     assertThat(db().count("SELECT count(*) FROM commands")).isEqualTo(commands);
+    assertThat(beats.log.changes()).isEqualTo(edges);
+    assertThat(gateway.heartbeat()).isEmpty();
     JsonObject engine = engineCheck();
     assertThat(engine.getString("status")).isEqualTo("UP");
     assertThat(engine.getJsonObject("data").getString("role")).isEqualTo("standby");
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void otherCoreEnds_standbyActiveWithinFiveSeconds_interlocksAsserted_epochPlusOne() {
     assertThat(other).isNotNull();
     long commands = db().count("SELECT count(*) FROM commands");
@@ -136,6 +180,22 @@ class StandbyGatewayTest {
         .isZero();
     assertThat(db().rows("SELECT epoch, holder FROM core_epoch"))
         .containsExactly(java.util.List.of("3", "standby-test-core-a"));
+  }
+
+  /** The heartbeat pin of the gateway's current start and its edges. */
+  private record HeartbeatLog(
+      DigitalOutput pin, io.sentinel.gpio.PinLog log, java.util.List<Long> at) {
+    java.util.List<Long> times() {
+      return at;
+    }
+  }
+
+  private HeartbeatLog heartbeatLog() {
+    var context = gateway.heartbeat().orElseThrow().context();
+    DigitalOutput pin = context.io(GpioAdapter.ioId(HEARTBEAT), DigitalOutput.class);
+    java.util.List<Long> at = new java.util.concurrent.CopyOnWriteArrayList<>();
+    pin.addListener(e -> at.add(System.nanoTime()));
+    return new HeartbeatLog(pin, io.sentinel.gpio.PinLog.of(context, HEARTBEAT), at);
   }
 
   private DigitalOutput airDump() {
