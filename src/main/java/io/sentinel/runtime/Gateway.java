@@ -173,6 +173,7 @@ public class Gateway {
   private final InstantSource clock = InstantSource.system();
   private volatile io.sentinel.gpio.HeartbeatPin heartbeat;
   private volatile CoreRole role;
+  private CoreStatus coreStatus;
   private long epoch;
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
   private Site site;
@@ -217,6 +218,7 @@ public class Gateway {
     if (r != null) {
       r.close(); // after the outputs went safe: a standby takes over from there
       role = null;
+      coreStatus.close();
     }
   }
 
@@ -241,11 +243,22 @@ public class Gateway {
     Optional<SystemdNotify> watchdog =
         SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
     long[] lastBeat = {0};
+    String holder = coreClientId(name);
+    URI broker =
+        URI.create(
+            mqttUrl
+                .filter(u -> !u.isBlank())
+                .map(String::trim)
+                .orElse("tcp://" + embeddedHost + ":" + embeddedPort));
+    CoreStatus status =
+        new CoreStatus(broker, holder, "sentinel/" + name + "/cores/" + holder, clock.instant());
+    status.start();
+    coreStatus = status;
     CoreRole r =
         new CoreRole(
             db,
             name,
-            coreClientId(name),
+            holder,
             new CoreRole.Settings(
                 standbyPollEvery, standbyCheckEvery, standbyTakeoverGrace, standbyLockTimeout),
             new CoreRole.Core() {
@@ -253,6 +266,7 @@ public class Gateway {
               public void activate(long tenure) {
                 synchronized (Gateway.this) {
                   epoch = tenure;
+                  status.set("active", tenure);
                   start();
                 }
               }
@@ -264,6 +278,7 @@ public class Gateway {
                   g.engineLost(why); // at once, before the orderly stop below
                 }
                 stopCore();
+                status.set("standby", 0);
               }
 
               @Override

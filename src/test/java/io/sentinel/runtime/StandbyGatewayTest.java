@@ -59,6 +59,21 @@ class StandbyGatewayTest {
   URI live;
 
   private CoreLock other;
+  private BrokerClient watcher;
+
+  /** The latest retained state on {@code rest}, once it is {@code state}. */
+  private JsonObject awaitState(String rest, String state) {
+    String topic = broker.topic(rest);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                watcher
+                    .last(topic)
+                    .map(r -> r.json().getString("state").equals(state))
+                    .orElse(false));
+    return watcher.last(topic).orElseThrow().json();
+  }
 
   @Test
   @Order(1)
@@ -72,6 +87,9 @@ class StandbyGatewayTest {
         .isZero();
     assertThat(db().rows("SELECT epoch, holder FROM core_epoch"))
         .containsExactly(java.util.List.of("1", "standby-test-core-a"));
+    watcher = broker.client("watcher").subscribe(broker.topic("status"), broker.topic("cores/#"));
+    assertThat(awaitState("cores/standby-test-core-a", "active").getLong("epoch")).isEqualTo(1);
+    awaitState("status", "online");
   }
 
   @Test
@@ -153,6 +171,9 @@ class StandbyGatewayTest {
     JsonObject engine = engineCheck();
     assertThat(engine.getString("status")).isEqualTo("UP");
     assertThat(engine.getJsonObject("data").getString("role")).isEqualTo("standby");
+    // Retained: this core stands by; the site has no core online (the stopped core said so).
+    awaitState("cores/standby-test-core-a", "standby");
+    awaitState("status", "offline");
   }
 
   @Test
@@ -180,6 +201,8 @@ class StandbyGatewayTest {
         .isZero();
     assertThat(db().rows("SELECT epoch, holder FROM core_epoch"))
         .containsExactly(java.util.List.of("3", "standby-test-core-a"));
+    assertThat(awaitState("cores/standby-test-core-a", "active").getLong("epoch")).isEqualTo(3);
+    awaitState("status", "online");
   }
 
   /** The heartbeat pin of the gateway's current start and its edges. */
