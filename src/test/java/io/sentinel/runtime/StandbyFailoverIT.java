@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Timeout;
  * configured. One is active and commands; SIGKILLed under load, the other is active within 5 s, its
  * first command the fail-safe interlock's, every command id carrying its epoch (one more), and none
  * of the two commands at the same time. The killed one's last will leaves {@code offline} retained,
- * and so does the survivor's clean stop (docs/standby.md).
+ * and so does a clean stop. The killed one, started again, stands by; the active one's lock session
+ * terminated, it commands nothing a second later and the other runs at epoch 3. The standby tells
+ * systemd it is ready and feeds its watchdog (docs/standby.md).
  *
  * <p>Uses the machine's Mosquitto (else Moquette in the test JVM), PostgreSQL (else an embedded
  * one) and {@code target/quarkus-app/quarkus-run.jar}.
@@ -43,6 +45,8 @@ class StandbyFailoverIT {
   private BrokerClient device;
   private Process a;
   private Process b;
+  private NotifySocket notify;
+  private int runs;
 
   @BeforeEach
   void setUp() throws IOException {
@@ -98,6 +102,9 @@ class StandbyFailoverIT {
               .toList()) {
         recorder.publishAsync(t, new byte[0], true).get(2, TimeUnit.SECONDS);
       }
+      if (notify != null) {
+        notify.close();
+      }
       device.close();
       recorder.close();
       for (String id : List.of("core-a", "core-b")) {
@@ -120,8 +127,13 @@ class StandbyFailoverIT {
       throws Exception {
     a = start("core-a");
     await("core-a active", () -> state("cores/core-a").equals("active"));
+    notify = new NotifySocket(dir);
     b = start("core-b");
     await("core-b standing by", () -> state("cores/core-b").equals("standby"));
+    // A standby is a running service to systemd: ready, and its watchdog fed while it waits.
+    List<String> beats = notify.await(3, java.time.Duration.ofSeconds(30));
+    assertThat(beats.get(0)).isEqualTo("READY=1|STATUS=standby for site " + site);
+    assertThat(beats.subList(1, 3)).containsOnly("WATCHDOG=1");
     await("core-a's fail-safe interlock", () -> !commands(1).isEmpty());
 
     // Load: samples on fo.load as fast as the device sends them, fo.ok flipping every second.
@@ -129,10 +141,14 @@ class StandbyFailoverIT {
     Thread load =
         new Thread(
             () -> {
+              long flip = 0;
+              boolean ok = false;
               for (int i = 0; loading.get(); i++) {
                 device.publish(topic("points/fo.load"), Integer.toString(i));
-                if (i % 100 == 0) {
-                  device.publish(topic("points/fo.ok"), Boolean.toString(i % 200 == 0));
+                if (System.nanoTime() - flip > 200_000_000L) {
+                  flip = System.nanoTime();
+                  ok = !ok;
+                  device.publish(topic("points/fo.ok"), Boolean.toString(ok));
                 }
               }
             },
@@ -160,26 +176,67 @@ class StandbyFailoverIT {
     assertThat(first.json().getValue("value")).isEqualTo(true);
     assertThat(first.json().getString("band")).isEqualTo("interlock");
 
-    Thread.sleep(2000);
-    loading.set(false);
-    load.join(5000);
     // Every command carries epoch 1 or 2; all of core-a's reached the broker before core-b's.
-    List<BrokerClient.Received> all = recorder.on(topic("commands/fo.dump"));
-    assertThat(all).allSatisfy(r -> assertThat(epoch(r)).isIn(1L, 2L));
     Instant lastOfA = commands(1).get(commands(1).size() - 1).at();
     assertThat(commands(2)).allSatisfy(r -> assertThat(r.at()).isAfter(lastOfA));
     assertThat(db.rows("SELECT epoch, holder FROM core_epoch"))
         .containsExactly(List.of("2", "core-b"));
-    assertThat(Files.readString(log("core-b"))).contains("active core, epoch 2");
+    assertThat(Files.readString(log("core-b", 2))).contains("active core, epoch 2");
 
-    b.destroy(); // SIGTERM: a clean stop says offline itself
+    // core-a again, standing by; then core-b's lock session is terminated under load.
+    a = start("core-a");
+    await("core-a standing by again", () -> state("cores/core-a").equals("standby"));
+    await("core-b commanding", () -> commands(2).size() >= 5);
+    int before = commands(2).size();
+    Thread.sleep(1000);
+    assertThat(commands(2).size()).as("core-b commanding before the cut").isGreaterThan(before);
+    Instant cut = Instant.now();
+    long cutNanos = System.nanoTime();
+    assertThat(
+            db.longs(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE locktype ="
+                    + " 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE"
+                    + " datname = current_database())"))
+        .containsExactly(1L);
+    await("core-a's first command at epoch 3", () -> !commands(3).isEmpty());
+    long secondTakeoverMs = (System.nanoTime() - cutNanos) / 1_000_000;
+    assertThat(secondTakeoverMs).isLessThan(5000);
+    assertThat(commands(3).get(0).json().getString("band")).isEqualTo("interlock");
+    List<BrokerClient.Received> lateOfB =
+        commands(2).stream().filter(r -> r.at().isAfter(cut.plusSeconds(1))).toList();
+    assertThat(lateOfB).as("core-b's commands more than 1 s after its session ended").isEmpty();
+    Instant lastOfB = commands(2).get(commands(2).size() - 1).at();
+    assertThat(commands(3)).allSatisfy(r -> assertThat(r.at()).isAfter(lastOfB));
+    await("core-b standing by after the cut", () -> state("cores/core-b").equals("standby"));
+    long lastOfBms = java.time.Duration.between(cut, lastOfB).toMillis();
+
+    Thread.sleep(1000);
+    loading.set(false);
+    load.join(5000);
+    assertThat(recorder.on(topic("commands/fo.dump")))
+        .allSatisfy(r -> assertThat(epoch(r)).isIn(1L, 2L, 3L));
+    assertThat(db.rows("SELECT epoch, holder FROM core_epoch"))
+        .containsExactly(List.of("3", "core-a"));
+
+    b.destroy(); // SIGTERM, the standby: its role says offline
     assertThat(b.waitFor(30, TimeUnit.SECONDS)).isTrue();
     await("core-b offline", () -> state("cores/core-b").equals("offline"));
+    assertThat(state("status")).isEqualTo("online");
+    a.destroy(); // SIGTERM, the active core: a clean stop says offline itself
+    assertThat(a.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    await("core-a offline", () -> state("cores/core-a").equals("offline"));
     await("site offline", () -> state("status").equals("offline"));
     System.out.printf(
-        "StandbyFailoverIT (%s): core-b's first command %d ms after core-a was SIGKILLed; %d"
-            + " commands at epoch 1, %d at epoch 2%n",
-        mqtt, takeoverMs, commands(1).size(), commands(2).size());
+        "StandbyFailoverIT (%s): core-b's first command %d ms after core-a was SIGKILLed; core-b's"
+            + " session terminated: its last command %d ms after, core-a's first %d ms after;"
+            + " commands at epochs 1/2/3: %d/%d/%d%n",
+        mqtt,
+        takeoverMs,
+        lastOfBms,
+        secondTakeoverMs,
+        commands(1).size(),
+        commands(2).size(),
+        commands(3).size());
   }
 
   private Process start(String id) throws IOException {
@@ -194,6 +251,8 @@ class StandbyFailoverIT {
             "-Dsentinel.mqtt.reconnect-max=1s",
             "-Dsentinel.standby.enabled=true",
             "-Dsentinel.mqtt.client-id=" + id,
+            // fo.ok flips five times a second for the whole run: past the default flap limit
+            "-Dsentinel.limits.claim-changes-per-point=100000",
             "-jar",
             Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
             "run",
@@ -203,12 +262,16 @@ class StandbyFailoverIT {
     pb.environment().put("SENTINEL_MQTT_URL", mqtt);
     pb.environment().put("SENTINEL_SITE", site);
     pb.redirectErrorStream(true);
-    pb.redirectOutput(log(id).toFile());
+    if (id.equals("core-b")) {
+      pb.environment().put("NOTIFY_SOCKET", notify.path.toString());
+      pb.environment().put("WATCHDOG_USEC", "1000000");
+    }
+    pb.redirectOutput(log(id, ++runs).toFile());
     return pb.start();
   }
 
-  private static Path log(String id) {
-    return Path.of("target", "standby-failover-it-" + id + ".log");
+  private static Path log(String id, int run) {
+    return Path.of("target", "standby-failover-it-" + run + "-" + id + ".log");
   }
 
   private List<BrokerClient.Received> commands(long epoch) {
