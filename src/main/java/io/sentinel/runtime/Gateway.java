@@ -174,7 +174,7 @@ public class Gateway {
   private volatile io.sentinel.gpio.HeartbeatPin heartbeat;
   private volatile CoreRole role;
   private CoreStatus coreStatus;
-  private long epoch;
+  private volatile long epoch;
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
   private Site site;
   private Topics topics;
