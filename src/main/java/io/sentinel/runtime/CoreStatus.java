@@ -3,7 +3,7 @@ package io.sentinel.runtime;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import io.sentinel.mqtt.MqttConnection;
-import io.sentinel.mqtt.Payloads;
+import io.sentinel.wire.Payloads;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
