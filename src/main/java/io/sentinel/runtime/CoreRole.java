@@ -149,7 +149,7 @@ final class CoreRole implements AutoCloseable {
       return;
     }
     if (!lock.held()) {
-      release("the lock's session ended during the takeover grace");
+      release("the lock's session ended during the takeover grace", settings.pollEvery());
       return;
     }
     holds = true;
@@ -160,7 +160,7 @@ final class CoreRole implements AutoCloseable {
       LOG.errorf("SEN-STB-006 the core did not start at epoch %d: %s", epoch, e.getMessage());
       holds = false;
       core.lost("its start failed");
-      release("the core did not start");
+      release("the core did not start", settings.takeoverGrace());
       return;
     }
     thread.schedule(this::watch, settings.checkEvery().toMillis(), TimeUnit.MILLISECONDS);
@@ -184,17 +184,21 @@ final class CoreRole implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.errorf(e, "SEN-STB-006 stopping the core after the lost lock failed");
     }
-    release("lost");
+    release("lost", settings.takeoverGrace());
   }
 
-  private void release(String why) {
+  /**
+   * Lets the lock go and contends again after {@code backoff}: after a loss, longer than a
+   * standby's poll, so that a standby whose database connection is sound takes over first.
+   */
+  private void release(String why, Duration backoff) {
     holds = false;
     lock.close();
     lock = null;
     if (state != State.CLOSED) {
       state = State.STANDBY;
       LOG.infof("SEN-STB-004 standing by for site %s (%s)", site, why);
-      thread.schedule(this::contend, settings.pollEvery().toMillis(), TimeUnit.MILLISECONDS);
+      thread.schedule(this::contend, backoff.toMillis(), TimeUnit.MILLISECONDS);
     }
   }
 

@@ -49,7 +49,8 @@ public final class CoreLock implements AutoCloseable {
     p.setProperty("ApplicationName", APPLICATION_NAME);
     String seconds = Long.toString(Math.max(1, (timeout.toMillis() + 999) / 1000));
     p.setProperty("socketTimeout", seconds);
-    p.setProperty("connectTimeout", seconds);
+    // Connecting may be slow on a loaded machine; that delays only this attempt, not the fence.
+    p.setProperty("connectTimeout", "5");
     p.setProperty("tcpKeepAlive", "true");
     Connection c = DriverManager.getConnection(db.jdbcUrl(), p);
     try {
