@@ -164,7 +164,34 @@ public class Gateway {
   @ConfigProperty(name = "sentinel.ruleset.keys-file")
   Optional<String> keysFile;
 
+  /** A second gateway of the site may take over: the core lock decides which runs. */
+  @ConfigProperty(name = "sentinel.standby.enabled", defaultValue = "false")
+  boolean standbyEnabled;
+
+  @ConfigProperty(name = "sentinel.standby.poll-every", defaultValue = "250ms")
+  Duration standbyPollEvery;
+
+  @ConfigProperty(name = "sentinel.standby.check-every", defaultValue = "200ms")
+  Duration standbyCheckEvery;
+
+  @ConfigProperty(name = "sentinel.standby.takeover-grace", defaultValue = "1500ms")
+  Duration standbyTakeoverGrace;
+
+  @ConfigProperty(name = "sentinel.standby.lock-timeout", defaultValue = "1s")
+  Duration standbyLockTimeout;
+
+  /** A pin toggled while the engine turns over, for a charge-pump or watchdog relay. */
+  @ConfigProperty(name = "sentinel.heartbeat.pin")
+  Optional<Integer> heartbeatPin;
+
+  @ConfigProperty(name = "sentinel.heartbeat.every", defaultValue = "50ms")
+  Duration heartbeatEvery;
+
   private final InstantSource clock = InstantSource.system();
+  private volatile io.sentinel.gpio.HeartbeatPin heartbeat;
+  private volatile CoreRole role;
+  private CoreStatus coreStatus;
+  private volatile long epoch;
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
   private Site site;
   private Topics topics;
@@ -190,6 +217,10 @@ public class Gateway {
 
   void onStart(@Observes StartupEvent event) {
     try {
+      if (standbyEnabled) {
+        role = contend();
+        return;
+      }
       start();
     } catch (RuntimeException e) {
       // Said here, once and plainly: the command line's exit handler does not print the failure.
@@ -201,6 +232,150 @@ public class Gateway {
 
   void onStop(@Observes ShutdownEvent event) {
     stop();
+    CoreRole r = role;
+    if (r != null) {
+      r.close(); // after the outputs went safe: a standby takes over from there
+      role = null;
+      coreStatus.close();
+    }
+  }
+
+  /**
+   * With a standby configured: the core starts only once it holds the site's core lock, and stops
+   * (outputs safe) when it loses it (docs/standby.md). Needs the shared database the lock lives in.
+   */
+  private CoreRole contend() {
+    Site checked = loadSite(Path.of(siteDir)).site().orElseThrow();
+    String name = siteName.filter(s -> !s.isBlank()).orElse(checked.name());
+    io.sentinel.store.DbUrl db =
+        StoreConfig.from(ConfigProvider.getConfig())
+            .url()
+            .map(io.sentinel.store.DbUrl::parse)
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "SEN-STB-007 sentinel.standby.enabled needs the site's shared database:"
+                            + " set sentinel.db.url / SENTINEL_DB_URL (the embedded PostgreSQL is"
+                            + " this machine's alone)"));
+    io.sentinel.store.Migrations.migrate(db); // the epoch table, before the first contention
+    Optional<SystemdNotify> watchdog =
+        SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
+    long[] lastBeat = {0};
+    String holder = coreClientId(name);
+    URI broker =
+        URI.create(
+            mqttUrl
+                .filter(u -> !u.isBlank())
+                .map(String::trim)
+                .orElse("tcp://" + embeddedHost + ":" + embeddedPort));
+    CoreStatus status =
+        new CoreStatus(broker, holder, "sentinel/" + name + "/cores/" + holder, clock.instant());
+    status.start();
+    coreStatus = status;
+    CoreRole r =
+        new CoreRole(
+            db,
+            name,
+            holder,
+            new CoreRole.Settings(
+                standbyPollEvery, standbyCheckEvery, standbyTakeoverGrace, standbyLockTimeout),
+            new CoreRole.Core() {
+              @Override
+              public void activate(long tenure) {
+                synchronized (Gateway.this) {
+                  epoch = tenure;
+                  status.set("active", tenure);
+                  start();
+                }
+              }
+
+              @Override
+              public void lost(String why) {
+                GatewayGpio g = gpio;
+                if (g != null) {
+                  g.engineLost(why); // at once, before the orderly stop below
+                }
+                stopCore();
+                status.set("standby", 0);
+              }
+
+              @Override
+              public void standingBy() {
+                // A standby is up and well while it contends: READY=1 once, then the watchdog.
+                long now = System.nanoTime();
+                watchdog.ifPresent(
+                    n -> {
+                      long every = n.beatEvery().orElse(Duration.ofSeconds(10)).toNanos();
+                      if (lastBeat[0] == 0 || now - lastBeat[0] >= every) {
+                        lastBeat[0] = now;
+                        n.beat("standby for site " + name);
+                      }
+                    });
+              }
+            });
+    r.start();
+    return r;
+  }
+
+  /** The MQTT client id: configured, else one per site, and with a standby one per machine. */
+  private String coreClientId(String site) {
+    String host =
+        Optional.ofNullable(System.getenv("HOSTNAME"))
+            .filter(h -> !h.isBlank())
+            .orElseGet(
+                () -> {
+                  try {
+                    return java.net.InetAddress.getLocalHost().getHostName();
+                  } catch (IOException e) {
+                    return Long.toString(ProcessHandle.current().pid());
+                  }
+                });
+    return clientId
+        .filter(c -> !c.isBlank())
+        .orElse("sentinel-" + site + (standbyEnabled ? "-" + host : ""));
+  }
+
+  /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
+  private io.sentinel.gpio.HeartbeatPin openHeartbeat() {
+    if (heartbeatPin.isEmpty()) {
+      return null;
+    }
+    io.sentinel.gpio.GpioPlatform.Choice platform =
+        io.sentinel.gpio.GpioPlatform.choose(gpioPlatform, Path.of("/dev"))
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "SEN-GPIO-015 sentinel.heartbeat.pin is "
+                            + heartbeatPin.get()
+                            + " but sentinel.gpio.platform is off: no pin to toggle"));
+    io.sentinel.gpio.HeartbeatPin h =
+        io.sentinel.gpio.HeartbeatPin.open(platform.platform(), heartbeatPin.get());
+    LOG.infof(
+        "SEN-GPIO-013 heartbeat on pin %d (%s): toggled every %d ms while the engine turns over",
+        h.pin(), platform.platform().wireName(), heartbeatEvery.toMillis());
+    return h;
+  }
+
+  /** The heartbeat output of this start, for tests (its mock pin). */
+  public Optional<io.sentinel.gpio.HeartbeatPin> heartbeat() {
+    return Optional.ofNullable(heartbeat);
+  }
+
+  /** Without a standby the driver itself; with one, a driver that sends only under the lock. */
+  private Driver fenced(Driver d) {
+    CoreRole r = role;
+    return r == null ? d : r.fence(d);
+  }
+
+  /** This core's role: {@code single} without a standby, else {@code active} or {@code standby}. */
+  public String role() {
+    CoreRole r = role;
+    return r == null ? "single" : r.holds() ? "active" : "standby";
+  }
+
+  /** The epoch of this core's tenure (0 without a standby). */
+  public long epoch() {
+    return epoch;
   }
 
   private void start() {
@@ -272,7 +447,7 @@ public class Gateway {
         new MqttConnection(
             new MqttConnection.Settings(
                 URI.create(brokerUrl),
-                clientId.filter(c -> !c.isBlank()).orElse("sentinel-" + topics.site()),
+                coreClientId(topics.site()),
                 keepAlive,
                 reconnectInitial,
                 reconnectMax,
@@ -322,7 +497,7 @@ public class Gateway {
     store = openStore();
     JournalMetrics.register(meterRegistry, store.journal());
     active = startingRevision(loaded.problems());
-    commandDriver = new JournaledDriver(driver, store.journal(), metrics);
+    commandDriver = fenced(new JournaledDriver(driver, store.journal(), metrics));
     // Every GPIO output in its safe state before the engine's first pass (docs/gpio.md).
     gpio =
         GatewayGpio.open(
@@ -330,6 +505,7 @@ public class Gateway {
                 gpioRetry,
                 site.ruleSet().registry(),
                 store.journal(),
+                this::fenced,
                 outcomes,
                 () -> loop,
                 metrics,
@@ -356,7 +532,8 @@ public class Gateway {
               return commandDriver;
             },
             commandSettings,
-            Long.toString(started.toEpochMilli(), 36));
+            // A command id names the holder's epoch (docs/standby.md): e7.<start> /<point>/.../
+            (role == null ? "" : "e" + epoch + ".") + Long.toString(started.toEpochMilli(), 36));
     Journal journal = store.journal();
     loop =
         new EngineLoop(
@@ -419,6 +596,10 @@ public class Gateway {
                             StoreConfig.home(ConfigProvider.getConfig())
                                 .resolve("audit-anchor.key"))));
     loop.start();
+    heartbeat = openHeartbeat();
+    if (heartbeat != null) {
+      loop.heartbeat(Optional.of(heartbeatEvery), heartbeat::toggle);
+    }
     notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
     notifier.ifPresent(
         n ->
@@ -432,10 +613,11 @@ public class Gateway {
     anchoring.start();
     running = true;
     LOG.infof(
-        "SEN-002 site %s (%s): revision %d, %d points, %d rules, every rule in warmup, fail-safe"
+        "SEN-002 site %s (%s)%s: revision %d, %d points, %d rules, every rule in warmup, fail-safe"
             + " interlocks asserted; MQTT %s as sentinel/%s/",
         topics.site(),
         site.dir(),
+        role == null ? "" : ", active core, epoch " + epoch,
         active.revision(),
         active.ruleSet().registry().points().size(),
         active.ruleSet().rules().size(),
@@ -444,8 +626,14 @@ public class Gateway {
   }
 
   private synchronized void stop() {
-    running = false;
     notifier.ifPresent(SystemdNotify::stopping);
+    stopCore();
+  }
+
+  /** Everything of this start stopped, outputs in their safe states; the core role stays. */
+  private synchronized void stopCore() {
+    running = false;
+    notifier = Optional.empty();
     if (rulesetTopic != null) {
       rulesetTopic.close();
       rulesetTopic = null;
@@ -482,6 +670,10 @@ public class Gateway {
     if (anchoring != null) {
       anchoring.close(); // the last durable head anchored, before MQTT and the store go
       anchoring = null;
+    }
+    if (heartbeat != null) {
+      heartbeat.close(); // no more edges: the relay drops
+      heartbeat = null;
     }
     if (gpio != null) {
       gpio.close(); // every output to its safe state, after the engine's last pass

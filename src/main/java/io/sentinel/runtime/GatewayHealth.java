@@ -8,8 +8,9 @@ import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * {@code /q/health}: live while the engine runs; ready while the MQTT session is up and the journal
- * writes to PostgreSQL.
+ * {@code /q/health}: live while the engine runs (or this gateway stands by; its role in {@code
+ * sentinel-engine}'s data); ready while the MQTT session is up and the journal writes to
+ * PostgreSQL.
  */
 final class GatewayHealth {
   private GatewayHealth() {}
@@ -21,7 +22,13 @@ final class GatewayHealth {
 
     @Override
     public HealthCheckResponse call() {
-      return HealthCheckResponse.named("sentinel-engine").status(gateway.running()).build();
+      // A standby runs no engine and is well while it waits for the core lock (docs/standby.md).
+      String role = gateway.role();
+      return HealthCheckResponse.named("sentinel-engine")
+          .status(gateway.running() || role.equals("standby"))
+          .withData("role", role)
+          .withData("epoch", gateway.epoch())
+          .build();
     }
   }
 
