@@ -59,6 +59,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OperatorPageTest {
+  /** The flow is mapped from its Zigbee2MQTT topic, the only topic it is taken from. */
+  private static final String FLOW_TOPIC = "zigbee2mqtt/boiler-flow";
+
   static final String TOKEN = "page-e2e-t0ken";
   private static final Path JS = Path.of("src/test/js");
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -75,7 +78,7 @@ class OperatorPageTest {
   @Order(1)
   void metrics_everyMeterHasHelpAndAConventionalName_andTheOperatorsMetersAreThere()
       throws Exception {
-    device().publish(broker.topic("points/boiler.ch1.flow-temp"), "41");
+    device().publish(FLOW_TOPIC, "{\"temperature\": 41}");
     await()
         .atMost(Duration.ofSeconds(15))
         .untilAsserted(
@@ -153,7 +156,7 @@ class OperatorPageTest {
     Instant from = Instant.now().minusSeconds(60);
     for (int t : new int[] {50, 52, 54}) {
       // The site's own topic: a shared broker's third-party topic may carry other tests' samples.
-      device().publish(broker.topic("points/boiler.ch1.flow-temp"), Integer.toString(t));
+      device().publish(FLOW_TOPIC, "{\"temperature\": " + t + "}");
     }
     await()
         .atMost(Duration.ofSeconds(15))
