@@ -63,6 +63,8 @@ final class RuleRuntime implements Inputs {
 
   final Instant[] actionLastFired;
   final long[] actionSeq;
+  /** The generation action ids are numbered in (ActionId): a restart or new definition is a new one. */
+  long generation = 1;
 
   /** Ring of recent evaluation instants (epoch nanos), for the evaluation limit. */
   final long[] evaluations;
@@ -168,6 +170,7 @@ final class RuleRuntime implements Inputs {
     expiry.putAll(previous.expiry);
     System.arraycopy(previous.actionLastFired, 0, actionLastFired, 0, actionLastFired.length);
     System.arraycopy(previous.actionSeq, 0, actionSeq, 0, actionSeq.length);
+    generation = previous.generation;
     System.arraycopy(previous.evaluations, 0, evaluations, 0, evaluations.length);
     evaluationHead = previous.evaluationHead;
     evaluationCount = previous.evaluationCount;
