@@ -192,6 +192,7 @@ public final class RuleLoader {
           "hold_max has no effect unless on_input_loss is hold");
     }
     RequiredQuality required = requiredQuality(f, id);
+    unreachableQualities(f, id, trigger, required);
     Optional<Warmup> warmup = warmup(f, id);
     Optional<InterlockClass> interlock = interlock(f, id, band);
     Optional<Value> failValue = failValue(f, id, interlock, claims, loss);
@@ -716,6 +717,37 @@ public final class RuleLoader {
       value = v;
     }
     return value;
+  }
+
+  /**
+   * Input loss decides before {@code when} (docs/engine.md, "Quality triggers"): a quality the rule
+   * does not tolerate can trigger it, but only its on_input_loss acts on it.
+   */
+  private void unreachableQualities(
+      Fields f, String id, Trigger trigger, RequiredQuality required) {
+    if (!(trigger instanceof Trigger.OnQuality q)) {
+      return;
+    }
+    List<String> lost =
+        q.to().stream()
+            .filter(
+                x ->
+                    x != Quality.LIVE
+                        && !(x == Quality.STALE && required == RequiredQuality.LIVE_OR_STALE))
+            .map(Quality::wireName)
+            .sorted()
+            .toList();
+    if (!lost.isEmpty()) {
+      yaml.warning(
+          f.keyNode("trigger"),
+          "RULE-029",
+          id,
+          "trigger.to: "
+              + String.join(", ", lost)
+              + " is input loss for this rule (required_quality "
+              + (required == RequiredQuality.LIVE ? "live" : "live_or_stale")
+              + "): on_input_loss decides then, when never sees it");
+    }
   }
 
   RequiredQuality requiredQuality(Fields f, String id) {
