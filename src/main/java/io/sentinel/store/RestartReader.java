@@ -92,7 +92,8 @@ public final class RestartReader {
               new RestartState.Cooldown(
                   r.value("rule_id"),
                   Integer.parseInt(r.value("action_index")),
-                  Instant.parse(r.value("last_fired_at")));
+                  Instant.parse(r.value("last_fired_at")),
+                  ActionId.parse(r.value("action_id")).map(ActionId::generation).orElse(0L));
           byAction.put(c.ruleId() + "/" + c.actionIndex(), c);
         }
         case DERIVED_SNAPSHOTS -> {
