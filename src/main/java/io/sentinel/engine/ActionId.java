@@ -5,10 +5,10 @@ import java.util.Optional;
 /**
  * Which firing of which action: the rule, the action's position in it, the rule's generation and
  * the firing's sequence in that generation, written {@code <rule>/<index>/<generation>/<seq>}.
- * Derived, never random, so a replay produces the same ids. A restart and a changed definition
- * each start a new generation (seed 003: "reset starts a new generation, so replaying never reuses
- * an id"); the store reads the index and generation back to keep the action's cooldown and to
- * number on past what the log already holds.
+ * Derived, never random, so a replay produces the same ids. A restart and a changed definition each
+ * start a new generation (seed 003: "reset starts a new generation, so replaying never reuses an
+ * id"); the store reads the index and generation back to keep the action's cooldown and to number
+ * on past what the log already holds.
  */
 public record ActionId(String ruleId, int index, long generation, long seq) {
   @Override

@@ -92,7 +92,13 @@ final class ClaimBook {
       Rule rule = r.rule;
       arbiter.assertClaim(
           new Claim(
-              rule.id(), e.getKey(), rule.band(), rule.priority(), e.getValue(), freshness, r.matched));
+              rule.id(),
+              e.getKey(),
+              rule.band(),
+              rule.priority(),
+              e.getValue(),
+              freshness,
+              r.matched));
       out.changedPoints.add(e.getKey());
     }
   }

@@ -41,8 +41,10 @@ public final class Engine {
   final PointTable points;
   final RuleRuntime[] rules;
   final Map<String, RuleRuntime> byId = new HashMap<>();
+
   /** The last generation of every rule id this engine or one it took over from has run. */
   final Map<String, Long> generations = new HashMap<>();
+
   final EngineLimits limits;
   final LagTime lagTime;
   final DerivedLayer derived;

@@ -63,8 +63,12 @@ final class RuleRuntime implements Inputs {
 
   final Instant[] actionLastFired;
   final long[] actionSeq;
-  /** The generation action ids are numbered in (ActionId): a restart or new definition is a new one. */
+
+  /**
+   * The generation action ids are numbered in (ActionId): a restart or new definition is a new one.
+   */
   long generation = 1;
+
   /** The freshness and matched count its claims are arbitrated with (ClaimBook.rekey). */
   Instant claimedFreshness = Instant.EPOCH;
 

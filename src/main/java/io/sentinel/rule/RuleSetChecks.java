@@ -82,9 +82,10 @@ public final class RuleSetChecks {
 
   /**
    * The values a rule may hold on each point it claims. An interlock's protective values are claims
-   * too (seed 000: "No two interlock rules claim the same point with different values"): a fail_safe
-   * interlock claims its fail_value from core start and on input loss, and an assert on input loss
-   * claims its value; two interlocks disagreeing there fight exactly when the plant knows least.
+   * too (seed 000: "No two interlock rules claim the same point with different values"): a
+   * fail_safe interlock claims its fail_value from core start and on input loss, and an assert on
+   * input loss claims its value; two interlocks disagreeing there fight exactly when the plant
+   * knows least.
    */
   private static List<Position> positions(Rule r) {
     List<Position> out = new ArrayList<>();

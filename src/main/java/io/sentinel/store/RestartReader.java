@@ -1,7 +1,7 @@
 package io.sentinel.store;
 
-import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.ActionId;
+import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.RestartState;
 import io.sentinel.point.Value;
 import io.sentinel.wire.PassLogJson;

@@ -87,6 +87,10 @@ public final class FixtureSuite {
   }
 
   private static String relative(Path siteDir, Path file) {
-    return siteDir.toAbsolutePath().normalize().relativize(file.toAbsolutePath().normalize()).toString();
+    return siteDir
+        .toAbsolutePath()
+        .normalize()
+        .relativize(file.toAbsolutePath().normalize())
+        .toString();
   }
 }

@@ -57,7 +57,9 @@ class EngineSemanticsTest {
             });
   }
 
-  /** The seed's own quality trigger example: its unavailable and bad are input loss, and said so. */
+  /**
+   * The seed's own quality trigger example: its unavailable and bad are input loss, and said so.
+   */
   @Test
   void aQualityTriggerOnQualitiesThatAreInputLossIsWarnedWithFileAndLine() {
     assertThat(REPORT.problems().stream().filter(p -> p.code().equals("RULE-029")))
