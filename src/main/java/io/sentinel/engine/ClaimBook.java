@@ -60,15 +60,7 @@ final class ClaimBook {
         continue;
       }
       r.held.put(e.getKey(), e.getValue());
-      arbiter.assertClaim(
-          new Claim(
-              rule.id(),
-              e.getKey(),
-              rule.band(),
-              rule.priority(),
-              e.getValue(),
-              r.claimedFreshness,
-              r.claimedMatched));
+      arbiter.assertClaim(claim(r, e.getKey(), e.getValue()));
       changed(
           new ClaimChange(
               rule.id(), e.getKey(), rule.band(), Optional.of(e.getValue()), t, reason));
@@ -89,18 +81,16 @@ final class ClaimBook {
     r.claimedFreshness = freshness;
     r.claimedMatched = r.matched;
     for (Map.Entry<String, Value> e : r.held.entrySet()) {
-      Rule rule = r.rule;
-      arbiter.assertClaim(
-          new Claim(
-              rule.id(),
-              e.getKey(),
-              rule.band(),
-              rule.priority(),
-              e.getValue(),
-              freshness,
-              r.matched));
+      arbiter.assertClaim(claim(r, e.getKey(), e.getValue()));
       out.changedPoints.add(e.getKey());
     }
+  }
+
+  /** The claim of {@code r} on {@code point}, with the keys it is arbitrated by. */
+  private static Claim claim(RuleRuntime r, String point, Value value) {
+    Rule rule = r.rule;
+    return new Claim(
+        rule.id(), point, rule.band(), rule.priority(), value, r.claimedFreshness, r.claimedMatched);
   }
 
   /** A claim still wanted is refreshed: expires_in bounds a rule that stopped evaluating. */
