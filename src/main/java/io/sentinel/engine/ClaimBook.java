@@ -90,7 +90,13 @@ final class ClaimBook {
   private static Claim claim(RuleRuntime r, String point, Value value) {
     Rule rule = r.rule;
     return new Claim(
-        rule.id(), point, rule.band(), rule.priority(), value, r.claimedFreshness, r.claimedMatched);
+        rule.id(),
+        point,
+        rule.band(),
+        rule.priority(),
+        value,
+        r.claimedFreshness,
+        r.claimedMatched);
   }
 
   /** A claim still wanted is refreshed: expires_in bounds a rule that stopped evaluating. */

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 class RestartOverlayTest {
   @Test
   void aCooldownFromTheLocalJournalKeepsItsActionsGeneration() {
-    RestartState base = new RestartState(List.of(), Optional.empty(), Set.of(), List.of(), List.of());
+    RestartState base =
+        new RestartState(List.of(), Optional.empty(), Set.of(), List.of(), List.of());
     Row cooldown =
         Rows.row(
             Table.ACTION_COOLDOWNS,
