@@ -37,8 +37,12 @@ final class ClaimBook {
   /** The claim diff: only what changed leaves the rule. */
   void set(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
     if (desired.equals(r.held)) {
-      return; // the common case of a re-evaluation with the same answer: nothing leaves the rule
+      // The common case of a re-evaluation with the same answer: nothing leaves the rule, but its
+      // keys may have moved on (seed 001: "then freshest input").
+      rekey(r);
+      return;
     }
+    rekey(r);
     Rule rule = r.rule;
     if (!desired.keySet().containsAll(r.held.keySet())) {
       for (String point : List.copyOf(r.held.keySet())) {
@@ -56,19 +60,43 @@ final class ClaimBook {
         continue;
       }
       r.held.put(e.getKey(), e.getValue());
-      arbiter.assertClaim(
-          new Claim(
-              rule.id(),
-              e.getKey(),
-              rule.band(),
-              rule.priority(),
-              e.getValue(),
-              r.freshness(),
-              r.matched));
+      arbiter.assertClaim(claim(r, e.getKey(), e.getValue()));
       changed(
           new ClaimChange(
               rule.id(), e.getKey(), rule.band(), Optional.of(e.getValue()), t, reason));
     }
+  }
+
+  /**
+   * Arbitration's freshness and matched count are the rule's as of its latest evaluation, not as of
+   * when it first claimed: a rule whose input changed while its answer stayed the same is the
+   * fresher. The claims it holds are re-keyed without a claim change (nothing reaches the command
+   * plane or the flap limit unless the winner changes); their points are arbitrated again.
+   */
+  private void rekey(RuleRuntime r) {
+    Instant freshness = r.freshness();
+    if (freshness.equals(r.claimedFreshness) && r.matched == r.claimedMatched) {
+      return;
+    }
+    r.claimedFreshness = freshness;
+    r.claimedMatched = r.matched;
+    for (Map.Entry<String, Value> e : r.held.entrySet()) {
+      arbiter.assertClaim(claim(r, e.getKey(), e.getValue()));
+      out.changedPoints.add(e.getKey());
+    }
+  }
+
+  /** The claim of {@code r} on {@code point}, with the keys it is arbitrated by. */
+  private static Claim claim(RuleRuntime r, String point, Value value) {
+    Rule rule = r.rule;
+    return new Claim(
+        rule.id(),
+        point,
+        rule.band(),
+        rule.priority(),
+        value,
+        r.claimedFreshness,
+        r.claimedMatched);
   }
 
   /** A claim still wanted is refreshed: expires_in bounds a rule that stopped evaluating. */

@@ -41,6 +41,10 @@ public final class Engine {
   final PointTable points;
   final RuleRuntime[] rules;
   final Map<String, RuleRuntime> byId = new HashMap<>();
+
+  /** The last generation of every rule id this engine or one it took over from has run. */
+  final Map<String, Long> generations = new HashMap<>();
+
   final EngineLimits limits;
   final LagTime lagTime;
   final DerivedLayer derived;
@@ -181,10 +185,21 @@ public final class Engine {
    * action no longer exists.
    */
   public boolean restoreCooldown(String ruleId, int actionIndex, Instant lastFired) {
+    return restoreCooldown(ruleId, actionIndex, lastFired, 0);
+  }
+
+  /**
+   * As {@link #restoreCooldown(String, int, Instant)}, where the action last fired in {@code
+   * generation} (its {@link ActionId}): the restarted rule numbers its actions in a later one, so
+   * an id the log holds is never issued again.
+   */
+  public boolean restoreCooldown(
+      String ruleId, int actionIndex, Instant lastFired, long generation) {
     RuleRuntime r = byId.get(ruleId);
     if (r == null || actionIndex < 0 || actionIndex >= r.actionLastFired.length) {
       return false;
     }
+    r.generation = Math.max(r.generation, generation + 1);
     Instant current = r.actionLastFired[actionIndex];
     if (current == null || lastFired.isAfter(current)) {
       r.actionLastFired[actionIndex] = lastFired;

@@ -36,7 +36,16 @@ public record RestartState(
 
   public record PointValue(String pointId, Value value, Instant since) {}
 
-  public record Cooldown(String ruleId, int actionIndex, Instant lastFired) {}
+  /**
+   * When an action last fired, and the generation of its rule's action ids then ({@link ActionId}),
+   * so that the restarted rule numbers on in a new one.
+   */
+  public record Cooldown(String ruleId, int actionIndex, Instant lastFired, long generation) {
+    /** An action whose id carried no generation (logged before there were any). */
+    public Cooldown(String ruleId, int actionIndex, Instant lastFired) {
+      this(ruleId, actionIndex, lastFired, 0);
+    }
+  }
 
   /** What the log holds of a running engine at its clock: what its restart would take back. */
   public static RestartState of(Engine running) {
@@ -62,7 +71,7 @@ public record RestartState(
     for (RuleRuntime r : running.rules) {
       for (int a = 0; a < r.actionLastFired.length; a++) {
         if (r.actionLastFired[a] != null) {
-          list.add(new Cooldown(r.rule.id(), a, r.actionLastFired[a]));
+          list.add(new Cooldown(r.rule.id(), a, r.actionLastFired[a], r.generation));
         }
       }
     }
@@ -99,7 +108,7 @@ public record RestartState(
       }
     }
     for (Cooldown c : cooldowns) {
-      if (!engine.restoreCooldown(c.ruleId(), c.actionIndex(), c.lastFired())) {
+      if (!engine.restoreCooldown(c.ruleId(), c.actionIndex(), c.lastFired(), c.generation())) {
         notes.add(
             "action " + c.ruleId() + "/" + c.actionIndex() + " no longer exists: cooldown dropped");
       }

@@ -42,11 +42,18 @@ final class RevisionHandOver {
     e.claims.takeOver(prev.claims);
     e.flaps.takeOver(prev.flaps);
     Map<Integer, Integer> carriedIndex = new HashMap<>();
+    e.generations.putAll(prev.generations);
+    for (RuleRuntime o : prev.rules) {
+      e.generations.merge(o.rule.id(), o.generation, Math::max);
+    }
     for (RuleRuntime r : e.rules) {
       RuleRuntime o = prev.byId.get(r.rule.id());
       if (o != null && o.rule.definitionHash().equals(r.rule.definitionHash())) {
         r.takeOver(o);
         carriedIndex.put(o.index, r.index);
+      } else {
+        // A changed (or removed and re-added) rule starts afresh in a new generation of ids.
+        r.generation = e.generations.getOrDefault(r.rule.id(), 0L) + 1;
       }
     }
     Set<String> carried = new HashSet<>();

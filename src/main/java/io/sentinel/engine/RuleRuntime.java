@@ -64,6 +64,16 @@ final class RuleRuntime implements Inputs {
   final Instant[] actionLastFired;
   final long[] actionSeq;
 
+  /**
+   * The generation action ids are numbered in (ActionId): a restart or new definition is a new one.
+   */
+  long generation = 1;
+
+  /** The freshness and matched count its claims are arbitrated with (ClaimBook.rekey). */
+  Instant claimedFreshness = Instant.EPOCH;
+
+  int claimedMatched;
+
   /** Ring of recent evaluation instants (epoch nanos), for the evaluation limit. */
   final long[] evaluations;
 
@@ -168,6 +178,9 @@ final class RuleRuntime implements Inputs {
     expiry.putAll(previous.expiry);
     System.arraycopy(previous.actionLastFired, 0, actionLastFired, 0, actionLastFired.length);
     System.arraycopy(previous.actionSeq, 0, actionSeq, 0, actionSeq.length);
+    generation = previous.generation;
+    claimedFreshness = previous.claimedFreshness;
+    claimedMatched = previous.claimedMatched;
     System.arraycopy(previous.evaluations, 0, evaluations, 0, evaluations.length);
     evaluationHead = previous.evaluationHead;
     evaluationCount = previous.evaluationCount;

@@ -1,5 +1,6 @@
 package io.sentinel.store;
 
+import io.sentinel.engine.ActionId;
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.RestartState;
 import io.sentinel.point.Value;
@@ -50,13 +51,15 @@ public final class RestartReader {
     List<RestartState.Cooldown> cooldowns = new ArrayList<>();
     for (Row r :
         db.await(
-            pool.query("SELECT rule_id, action_index, last_fired_at FROM action_cooldowns")
+            pool.query(
+                    "SELECT rule_id, action_index, last_fired_at, action_id FROM action_cooldowns")
                 .execute())) {
       cooldowns.add(
           new RestartState.Cooldown(
               r.getString("rule_id"),
               r.getInteger("action_index"),
-              instant(r.getOffsetDateTime("last_fired_at"))));
+              instant(r.getOffsetDateTime("last_fired_at")),
+              ActionId.parse(r.getString("action_id")).map(ActionId::generation).orElse(0L)));
     }
     return new RestartState(values, snapshot, latched, overrides, cooldowns);
   }
@@ -89,7 +92,8 @@ public final class RestartReader {
               new RestartState.Cooldown(
                   r.value("rule_id"),
                   Integer.parseInt(r.value("action_index")),
-                  Instant.parse(r.value("last_fired_at")));
+                  Instant.parse(r.value("last_fired_at")),
+                  ActionId.parse(r.value("action_id")).map(ActionId::generation).orElse(0L));
           byAction.put(c.ruleId() + "/" + c.actionIndex(), c);
         }
         case DERIVED_SNAPSHOTS -> {

@@ -16,5 +16,7 @@ public enum FixtureCodes implements Code {
   FIX_007,
   FIX_008,
   FIX_009,
-  FIX_010;
+  FIX_010,
+  FIX_011,
+  FIX_012;
 }

@@ -308,6 +308,7 @@ public final class FixtureRunner {
       Map<String, String> m = new TreeMap<>(a.fields());
       m.put("kind", a.kind());
       m.put("rule", a.ruleId());
+      m.put("id", a.id());
       return m;
     }
 

@@ -54,14 +54,29 @@ public final class FixtureSuite {
           "",
           "no tests/ folder (nor rules/tests/) with fixture tables");
     }
-    for (Path file : tests.map(Site::yamlFiles).orElse(List.of())) {
-      String name =
-          siteDir
-              .toAbsolutePath()
-              .normalize()
-              .relativize(file.toAbsolutePath().normalize())
-              .toString();
-      cases.addAll(FixtureLoader.load(name, Site.read(file), ruleSet, problems));
+    List<Path> files = tests.map(Site::yamlFiles).orElse(List.of());
+    // A table that runs nothing is green by accident (a misnamed folder, an emptied file): say so.
+    if (tests.isPresent() && files.isEmpty()) {
+      problems.error(
+          FixtureCodes.FIX_011,
+          relative(siteDir, tests.get()),
+          0,
+          "",
+          "the tests folder holds no fixture tables (*.yaml): nothing would be tested");
+    }
+    for (Path file : files) {
+      String name = relative(siteDir, file);
+      long errorsBefore = errors(problems);
+      List<FixtureCase> fromFile = FixtureLoader.load(name, Site.read(file), ruleSet, problems);
+      if (fromFile.isEmpty() && errors(problems) == errorsBefore) {
+        problems.error(
+            FixtureCodes.FIX_012,
+            name,
+            1,
+            "",
+            "this fixture table has no cases: nothing in it is tested");
+      }
+      cases.addAll(fromFile);
     }
     if (problems.hasErrors()) {
       return new Report(problems.sorted(), List.of(), Optional.of(ruleSet));
@@ -69,5 +84,17 @@ public final class FixtureSuite {
     FixtureRunner runner = new FixtureRunner(ruleSet, limits);
     List<FixtureRunner.CaseResult> results = cases.stream().map(runner::run).toList();
     return new Report(problems.sorted(), results, Optional.of(ruleSet));
+  }
+
+  private static long errors(Problems problems) {
+    return problems.sorted().stream().filter(Problem::isError).count();
+  }
+
+  private static String relative(Path siteDir, Path file) {
+    return siteDir
+        .toAbsolutePath()
+        .normalize()
+        .relativize(file.toAbsolutePath().normalize())
+        .toString();
   }
 }

@@ -87,6 +87,56 @@ class TestCommandTest {
         .contains("fixtures not run");
   }
 
+  /** A table that runs nothing must not be green: a misnamed folder or an emptied file. */
+  @Test
+  void missingTestsFolder_exits1AndSaysSo(@TempDir Path site) throws Exception {
+    copyExampleSite(site);
+    emptyTests(site);
+    Files.delete(site.resolve("tests"));
+    CliRunner run = CliRunner.run("test", site.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.output())
+        .contains("error [FIX-010] no tests/ folder (nor rules/tests/) with fixture tables")
+        .contains("fixtures not run");
+  }
+
+  @Test
+  void emptyTestsFolder_exits1AndSaysSo(@TempDir Path site) throws Exception {
+    copyExampleSite(site);
+    emptyTests(site);
+    Files.writeString(site.resolve("tests/README.txt"), "not a fixture table");
+    CliRunner run = CliRunner.run("test", site.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.output())
+        .contains(
+            "tests: error [FIX-011] the tests folder holds no fixture tables (*.yaml): nothing would"
+                + " be tested")
+        .contains("fixtures not run");
+  }
+
+  @Test
+  void fixtureTableWithNoCases_exits1NamingTheFile(@TempDir Path site) throws Exception {
+    copyExampleSite(site);
+    Files.writeString(site.resolve("tests/empty.yaml"), "# cases to come\n[]\n");
+    Files.writeString(site.resolve("tests/blank.yaml"), "");
+    CliRunner run = CliRunner.run("test", site.toString());
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.output())
+        .contains(
+            "tests/empty.yaml:1: error [FIX-012] this fixture table has no cases: nothing in it is"
+                + " tested")
+        .contains("tests/blank.yaml:1: error [FIX-012]")
+        .contains("fixtures not run");
+  }
+
+  private static void emptyTests(Path site) throws Exception {
+    try (var files = Files.list(site.resolve("tests"))) {
+      for (Path f : files.toList()) {
+        Files.delete(f);
+      }
+    }
+  }
+
   static void copyExampleSite(Path site) throws Exception {
     Files.createDirectories(site.resolve("rules"));
     Files.createDirectories(site.resolve("tests"));

@@ -53,6 +53,9 @@ class ValidateCommandTest {
             "rules/violations.yaml:125: warning [RULE-080] rule same-band-b: claims plant.mode = heat while rule same-band-a")
         // two interlocks claiming one point with different values: an error
         .contains("rules/violations.yaml:147: error [RULE-081] rule interlock-b")
+        // ... and so do two fail_safe interlocks whose claims agree but whose fail_values do not
+        .contains(
+            "rules/violations.yaml:219: error [RULE-081] rule valve-closes-on-alarm: asserts (fail_value) plant.valve = 100 while rule valve-closes-when-hot (rules/violations.yaml:207) claims it = 0 in the same band interlock: interlocks must agree")
         // actions have cooldowns
         .contains("error [RULE-061] rule action-without-cooldown: action notify has no cooldown")
         // unknown keys, duplicate ids, malformed durations, unbounded hold
@@ -63,7 +66,7 @@ class ValidateCommandTest {
         .contains(
             "rules/violations.yaml:185: error [YAML-020] rule bad-duration: expires_in: '20 minutes' is not a duration")
         .contains("error [RULE-040] rule hold-without-bound: on_input_loss: hold needs a bound")
-        .contains("19 error(s), 1 warning(s)");
+        .contains("20 error(s), 1 warning(s)");
     // The failed input is reported once, not echoed by the expression that uses it.
     assertThat(out).doesNotContain("this rule declares no inputs");
   }

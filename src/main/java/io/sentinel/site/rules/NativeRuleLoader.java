@@ -84,6 +84,7 @@ public final class NativeRuleLoader {
     List<ActionSpec> actions = actionReader.actions(f, id, inputs);
     Optional<InputLoss> loss = policies.inputLoss(f, id, claims);
     RequiredQuality required = policies.requiredQuality(f, id);
+    policies.unreachableQualities(f, id, trigger, required);
     Optional<Warmup> warmup = policies.warmup(f, id);
     Optional<Interlock> interlock = interlocks.interlock(f, id, band, claims, loss);
     boolean enabled = f.get("enabled").flatMap(n -> yaml.bool(n, "enabled", id)).orElse(true);

@@ -25,6 +25,7 @@ public enum RuleCodes implements Code {
   RULE_026,
   RULE_027,
   RULE_028,
+  RULE_029,
   RULE_030,
   RULE_040,
   RULE_041,

@@ -1,11 +1,13 @@
 package io.sentinel.site.rules;
 
 import io.sentinel.point.PointSpec;
+import io.sentinel.point.Quality;
 import io.sentinel.point.Registry;
 import io.sentinel.point.Value;
 import io.sentinel.rule.ClaimSpec;
 import io.sentinel.rule.InputLoss;
 import io.sentinel.rule.Rule.RequiredQuality;
+import io.sentinel.rule.Trigger;
 import io.sentinel.rule.Warmup;
 import io.sentinel.site.yaml.RuleShapes;
 import io.sentinel.site.yaml.ValueReader;
@@ -136,6 +138,36 @@ public final class RulePolicies {
       value = v;
     }
     return value;
+  }
+
+  /**
+   * Input loss decides before {@code when} (docs/engine.md, "Quality triggers"): a quality the rule
+   * does not tolerate can trigger it, but only its on_input_loss acts on it.
+   */
+  public void unreachableQualities(Fields f, String id, Trigger trigger, RequiredQuality required) {
+    if (!(trigger instanceof Trigger.OnQuality q)) {
+      return;
+    }
+    List<String> lost =
+        q.to().stream()
+            .filter(
+                x ->
+                    x != Quality.LIVE
+                        && !(x == Quality.STALE && required == RequiredQuality.LIVE_OR_STALE))
+            .map(Quality::wireName)
+            .sorted()
+            .toList();
+    if (!lost.isEmpty()) {
+      yaml.warning(
+          f.keyNode("trigger"),
+          RuleCodes.RULE_029,
+          id,
+          "trigger.to: "
+              + String.join(", ", lost)
+              + " is input loss for this rule (required_quality "
+              + (required == RequiredQuality.LIVE ? "live" : "live_or_stale")
+              + "): on_input_loss decides then, when never sees it");
+    }
   }
 
   public RequiredQuality requiredQuality(Fields f, String id) {

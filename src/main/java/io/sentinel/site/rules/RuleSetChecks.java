@@ -3,11 +3,16 @@ package io.sentinel.site.rules;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
 import io.sentinel.rule.ClaimSpec;
+import io.sentinel.rule.InputLoss;
+import io.sentinel.rule.Interlock;
 import io.sentinel.rule.Rule;
 import io.sentinel.site.yaml.Problems;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** The checks that need the whole rule set: identity and claims that contradict each other. */
 public final class RuleSetChecks {
@@ -38,42 +43,73 @@ public final class RuleSetChecks {
     if (a.band() != b.band() || a.priority() != b.priority() || a.id().equals(b.id())) {
       return;
     }
-    for (ClaimSpec ca : a.claims()) {
-      for (ClaimSpec cb : b.claims()) {
-        if (!ca.pointId().equals(cb.pointId()) || ca.value().equals(cb.value())) {
+    Set<String> reported = new HashSet<>(); // one problem per point and pair of rules
+    for (Position pa : positions(a)) {
+      for (Position pb : positions(b)) {
+        if (!pa.claim().pointId().equals(pb.claim().pointId())
+            || pa.value().equals(pb.value())
+            || !reported.add(pb.claim().pointId())) {
           continue;
         }
         String message =
-            "claims "
-                + cb.pointId()
+            pb.kind()
+                + " "
+                + pb.claim().pointId()
                 + " = "
-                + show(cb.value())
+                + show(pb.value())
                 + " while rule "
                 + a.id()
                 + " ("
-                + ca.where()
-                + ") claims it = "
-                + show(ca.value())
+                + pa.claim().where()
+                + ") "
+                + pa.kind()
+                + " it = "
+                + show(pa.value())
                 + " in the same band "
                 + b.band().wireName();
         if (a.band() == Band.INTERLOCK) {
           problems.error(
               RuleCodes.RULE_081,
-              cb.where().file(),
-              cb.where().line(),
+              pb.claim().where().file(),
+              pb.claim().where().line(),
               b.id(),
               message + ": interlocks must agree");
-        } else {
-          problems.warning(
-              RuleCodes.RULE_080,
-              cb.where().file(),
-              cb.where().line(),
-              b.id(),
-              message + ": arbitration will pick one by priority, freshness, then rule id");
+          continue;
         }
+        problems.warning(
+            RuleCodes.RULE_080,
+            pb.claim().where().file(),
+            pb.claim().where().line(),
+            b.id(),
+            message + ": arbitration will pick one by priority, freshness, then rule id");
       }
     }
   }
+
+  /**
+   * The values a rule may hold on each point it claims. An interlock's protective values are claims
+   * too (seed 000: "No two interlock rules claim the same point with different values"): a
+   * fail_safe interlock claims its fail_value from core start and on input loss, and an assert on
+   * input loss claims its value; two interlocks disagreeing there fight exactly when the plant
+   * knows least.
+   */
+  private static List<Position> positions(Rule r) {
+    List<Position> out = new ArrayList<>();
+    for (ClaimSpec c : r.claims()) {
+      out.add(new Position(c, c.value(), "claims"));
+      if (r.band() != Band.INTERLOCK) {
+        continue;
+      }
+      if (r.interlock().orElse(null) instanceof Interlock.FailSafe fs) {
+        out.add(new Position(c, fs.value(), "asserts (fail_value)"));
+      } else if (r.onInputLoss() instanceof InputLoss.Assert lost) {
+        out.add(new Position(c, lost.value(), "asserts (on_input_loss)"));
+      }
+    }
+    return out;
+  }
+
+  private record Position(ClaimSpec claim, Value value, String kind) {}
 
   private static String show(Value v) {
     return v.toString();
