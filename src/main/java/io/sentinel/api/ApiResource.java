@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sentinel.audit.AuditVerifier;
+import io.sentinel.config.SentinelConfig;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.RuleState;
@@ -49,7 +50,6 @@ import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
@@ -71,8 +71,7 @@ public class ApiResource {
   @Inject Gateway gateway;
   @Inject ApiToken token;
 
-  @ConfigProperty(name = "sentinel.api.override-max", defaultValue = "24h")
-  Duration overrideMax;
+  @Inject SentinelConfig config;
 
   // ---- engine state -------------------------------------------------------------------------
 
@@ -554,6 +553,7 @@ public class ApiResource {
   }
 
   private Duration overrideDuration(JsonNode node) {
+    Duration overrideMax = config.api().overrideMax();
     if (node == null || !node.isTextual()) {
       throw ApiError.badRequest(
           "expires_in", "expires_in is required: a duration such as \"30m\" or \"2h\"");

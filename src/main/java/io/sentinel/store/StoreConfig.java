@@ -1,13 +1,12 @@
 package io.sentinel.store;
 
+import io.sentinel.config.SentinelConfig;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Optional;
-import org.eclipse.microprofile.config.Config;
 
 /**
  * The store's configuration (Quarkus configuration, so each key also reads from the environment:
- * {@code sentinel.db.url} / {@code SENTINEL_DB_URL} ...). Defaults: docs/persistence.md.
+ * {@code sentinel.db.url} / {@code SENTINEL_DB_URL} ...). Keys and defaults: docs/configuration.md.
  */
 public record StoreConfig(
     Optional<String> url,
@@ -15,37 +14,24 @@ public record StoreConfig(
     Path embeddedBinariesDir,
     Journal.Settings journal) {
 
-  /** The folder the gateway keeps its own files in, outside any site folder: ~/.sentinel. */
-  public static Path home() {
-    return Path.of(System.getProperty("user.home"), ".sentinel");
-  }
-
-  public static StoreConfig from(Config c) {
-    Path home = c.getOptionalValue("sentinel.home", String.class).map(Path::of).orElse(home());
-    Journal.Settings d =
-        Journal.Settings.defaults(
-            c.getOptionalValue("sentinel.db.spool-dir", String.class)
-                .map(Path::of)
-                .orElse(home.resolve("spool")));
+  /** The store's part of the mapping; what is unset there lies under {@code sentinel.home}. */
+  public static StoreConfig from(SentinelConfig config) {
+    SentinelConfig.Db db = config.db();
+    Path home = config.home();
+    Journal.Settings d = Journal.Settings.defaults(db.spoolDir().orElse(home.resolve("spool")));
     Journal.Settings settings =
         new Journal.Settings(
-            c.getOptionalValue("sentinel.db.queue-capacity", Integer.class)
-                .orElse(d.queueCapacity()),
-            c.getOptionalValue("sentinel.db.batch-rows", Integer.class).orElse(d.batchRows()),
+            db.queueCapacity(),
+            db.batchRows(),
             d.spoolDir(),
-            c.getOptionalValue("sentinel.db.spool-max-mb", Long.class)
-                .map(mb -> mb << 20)
-                .orElse(d.spoolMaxBytes()),
+            db.spoolMaxMb() << 20,
             d.segmentBytes(),
-            c.getOptionalValue("sentinel.db.write-timeout", Duration.class)
-                .orElse(d.writeTimeout()),
-            c.getOptionalValue("sentinel.db.retry-every", Duration.class).orElse(d.retryEvery()),
-            c.getOptionalValue("sentinel.db.retention", Duration.class).orElse(d.retention()));
+            db.writeTimeout(),
+            db.retryEvery(),
+            db.retention());
     return new StoreConfig(
-        c.getOptionalValue("sentinel.db.url", String.class).filter(u -> !u.isBlank()),
-        c.getOptionalValue("sentinel.db.embedded.data-dir", String.class)
-            .map(Path::of)
-            .orElse(home.resolve("pgdata")),
+        db.url().filter(u -> !u.isBlank()),
+        db.embedded().dataDir().orElse(home.resolve("pgdata")),
         home.resolve("pg-bin"),
         settings);
   }
