@@ -305,18 +305,8 @@ public class ApiResource {
   }
 
   static Response validation(String kind, int rules, List<Problem> problems) {
-    long errors = problems.stream().filter(Problem::isError).count();
-    JsonArray list = new JsonArray();
-    problems.forEach(p -> list.add(io.sentinel.wire.Payloads.problemJson(p)));
-    JsonObject out =
-        new JsonObject()
-            .put("kind", kind)
-            .put("valid", errors == 0)
-            .put("rules", rules)
-            .put("errors", errors)
-            .put("warnings", problems.size() - errors)
-            .put("problems", list);
-    return Response.status(errors == 0 ? 200 : 422)
+    JsonObject out = io.sentinel.wire.Payloads.validationJson(kind, rules, problems);
+    return Response.status(out.getBoolean("valid") ? 200 : 422)
         .type(MediaType.APPLICATION_JSON)
         .entity(out.encode())
         .build();

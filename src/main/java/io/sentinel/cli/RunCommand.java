@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 
 @Command(
     name = "run",
+    mixinStandardHelpOptions = true,
     description = "Runs the gateway (default site: the repository's example site).")
 public final class RunCommand implements Callable<Integer> {
   @Option(
