@@ -67,6 +67,7 @@ public final class MqttConnection {
   private final byte[] offlineStatus;
   private final Collection<String> filters;
   private final Listener listener;
+  private final BrokerReachability reachability = new BrokerReachability();
   private final Object lock = new Object();
   private final Map<String, byte[]> retained = new ConcurrentHashMap<>();
   private final ArrayDeque<Pending> offline = new ArrayDeque<>();
@@ -167,10 +168,8 @@ public final class MqttConnection {
         .whenComplete(
             (ack, error) -> {
               if (error != null) {
-                LOG.warnf(
-                    "SEN-011 cannot reach the MQTT broker at %s (%s); retrying with backoff up"
-                        + " to %s; the engine runs meanwhile",
-                    redacted(), error.getMessage(), settings.reconnectMax());
+                // Said by onDisconnected, which hears this attempt and every retry.
+                LOG.debugf("first connect to %s failed: %s", redacted(), error.getMessage());
               }
             });
   }
@@ -257,9 +256,12 @@ public final class MqttConnection {
       queued = new ArrayList<>(offline);
       offline.clear();
     }
+    boolean wasUnreachable = reachability.reached();
     LOG.infof(
         "SEN-013 connected to %s as %s%s",
-        redacted(), settings.clientId(), everConnected ? " again" : "");
+        redacted(),
+        settings.clientId(),
+        everConnected ? " again" : wasUnreachable ? " (reachable now)" : "");
     everConnected = true;
     send(statusTopic, onlineStatus.get(), true);
     retained.forEach((topic, payload) -> send(topic, payload, true));
@@ -272,14 +274,41 @@ public final class MqttConnection {
     synchronized (lock) {
       connected = false;
     }
+    String reason = reason(cause);
     if (was && !stopping) {
       LOG.warnf(
           "SEN-014 lost the MQTT broker at %s (%s); reconnecting with backoff, commands wait",
-          redacted(), cause == null ? "closed" : cause.getMessage());
+          redacted(), reason);
+      reachability.failed(reason);
+    } else if (!was && !stopping) {
+      // A connect attempt failed: said when it is news, not at every retry.
+      reachability
+          .failed(reason)
+          .ifPresent(
+              r ->
+                  LOG.warnf(
+                      "SEN-011 cannot reach the MQTT broker at %s: %s; retrying with backoff up"
+                          + " to %s, said again when the reason changes; the engine runs meanwhile",
+                      redacted(), r, settings.reconnectMax()));
     }
     if (was) {
-      listener.disconnected(cause == null ? "closed" : String.valueOf(cause.getMessage()));
+      listener.disconnected(reason);
     }
+  }
+
+  /** The failure's own words, its cause's when it wraps one (connection refused, unknown host). */
+  private static String reason(Throwable cause) {
+    if (cause == null) {
+      return "closed";
+    }
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String own = String.valueOf(cause.getMessage());
+    return root == cause || root.getMessage() == null || own.contains(root.getMessage())
+        ? own
+        : own + ": " + root.getMessage();
   }
 
   /** The broker's address without credentials: what logs and /q/health may show. */
