@@ -99,7 +99,7 @@ public class Gateway {
     registerMetrics();
     broker = GatewayBroker.choose(config.mqtt(), topics);
     mqtt = connection(decoder);
-    MqttDriver.Outcomes outcomes = outcomes();
+    MqttDriver.Outcomes outcomes = new CommandOutcomes(metrics, () -> store, () -> loop, clock);
     driver = new MqttDriver(mqtt, topics, outcomes);
     store = GatewayStore.open(config, vertx, () -> loop, clock);
     GatewayStore.awaitSpoolDrained(store);
@@ -121,12 +121,7 @@ public class Gateway {
             started,
             metrics);
     loop.start();
-    notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
-    notifier.ifPresent(
-        n ->
-            loop.heartbeat(
-                n.beatEvery(),
-                () -> n.beat("site " + topics.site() + ", revision " + activeRevision())));
+    notifySystemd();
     if (gpio != null) {
       gpio.engineStarted(loop, config.gpio().engineTimeout(), () -> running = false);
     }
@@ -142,6 +137,16 @@ public class Gateway {
         active.ruleSet().rules().size(),
         mqtt.redacted(),
         topics.site());
+  }
+
+  /** READY and the watchdog's beats, when systemd started this process (Type=notify). */
+  private void notifySystemd() {
+    notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
+    notifier.ifPresent(
+        n ->
+            loop.heartbeat(
+                n.beatEvery(),
+                () -> n.beat("site " + topics.site() + ", revision " + activeRevision())));
   }
 
   private void registerMetrics() {
@@ -176,29 +181,6 @@ public class Gateway {
             readinessChanged();
           }
         });
-  }
-
-  /** A command's outcome, from MQTT or a pin: counted, journaled, told to the command plane. */
-  private MqttDriver.Outcomes outcomes() {
-    return new MqttDriver.Outcomes() {
-      @Override
-      public void delivered(String commandId) {
-        metrics.delivered();
-        store.journal().offerCommandState(commandId, "delivered", clock.instant(), "");
-        loop.delivered(commandId);
-      }
-
-      @Override
-      public void failed(String commandId, Throwable cause) {
-        metrics.failed();
-        LOG.debugf("command %s not delivered: %s", commandId, cause.getMessage());
-        store
-            .journal()
-            .offerCommandState(
-                commandId, "failed", clock.instant(), String.valueOf(cause.getMessage()));
-        loop.failed(commandId);
-      }
-    };
   }
 
   /** Every GPIO output in its safe state before the engine's first pass (docs/gpio.md). */
