@@ -20,14 +20,12 @@ import picocli.CommandLine.Spec;
 
 @Command(
     name = "audit",
-    mixinStandardHelpOptions = true,
     description = "The hash-chained audit log: export it as NDJSON, or verify it.",
     subcommands = {AuditCommand.Export.class, AuditCommand.Verify.class})
 public final class AuditCommand {
 
   @Command(
       name = "export",
-      mixinStandardHelpOptions = true,
       description = "Writes the audit log as NDJSON, one record a line, in chain order.")
   static final class Export implements Callable<Integer> {
     @Option(
@@ -72,7 +70,6 @@ public final class AuditCommand {
 
   @Command(
       name = "verify",
-      mixinStandardHelpOptions = true,
       description =
           "Checks the chain record by record and names the first broken link (an edited, removed or"
               + " reordered record). Exit 0: intact; 1: broken.")

@@ -18,7 +18,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "keygen",
-    mixinStandardHelpOptions = true,
     description =
         "Writes an Ed25519 key pair to sign rule-set revisions (NAME.key, private; NAME.pub) and"
             + " prints the keys.yaml entry a gateway trusts it by.")

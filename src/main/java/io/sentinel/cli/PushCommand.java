@@ -37,7 +37,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "push",
-    mixinStandardHelpOptions = true,
     description =
         "Publishes a rule-set revision to a gateway and waits for its status: exit 0 when it is"
             + " active, 1 when it is rejected (every problem printed), 2 when no status came.")

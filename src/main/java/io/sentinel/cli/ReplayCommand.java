@@ -31,7 +31,6 @@ import picocli.CommandLine.Spec;
 
 @Command(
     name = "replay",
-    mixinStandardHelpOptions = true,
     description =
         "Replays logged observations through a rule set on the engine and diffs its commands"
             + " against the commands in the log: matched, only in replay, only in history."

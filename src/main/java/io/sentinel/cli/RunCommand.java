@@ -9,7 +9,6 @@ import picocli.CommandLine.Option;
 
 @Command(
     name = "run",
-    mixinStandardHelpOptions = true,
     description = "Runs the gateway (default site: the repository's example site).")
 public final class RunCommand implements Callable<Integer> {
   @Option(

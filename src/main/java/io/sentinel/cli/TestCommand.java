@@ -18,7 +18,6 @@ import picocli.CommandLine.Spec;
 
 @Command(
     name = "test",
-    mixinStandardHelpOptions = true,
     description =
         "Runs a site's fixture tables: a line per case and 'N passed, N failed'; exit 1 on a failure.")
 public final class TestCommand implements Callable<Integer> {

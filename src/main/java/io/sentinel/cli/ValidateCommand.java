@@ -17,7 +17,6 @@ import picocli.CommandLine.Spec;
 
 @Command(
     name = "validate",
-    mixinStandardHelpOptions = true,
     description =
         "Load-time validation of a site or a rule file: every problem with file:line; exit 1 on an error.")
 public final class ValidateCommand implements Callable<Integer> {

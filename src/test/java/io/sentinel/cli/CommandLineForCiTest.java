@@ -43,12 +43,15 @@ class CommandLineForCiTest {
         "push",
         "keygen"
       })
-  void everySubcommand_answersHelp_withItsUsage_andExit0(String command) {
+  void everySubcommand_answersHelpAndVersion_withItsUsage_andExit0(String command) {
     List<String> args = new ArrayList<>(List.of(command.split(" ")));
     args.add("--help");
     CliRunner run = CliRunner.run(args.toArray(String[]::new));
     assertThat(run.exit()).as(run.output()).isZero();
     assertThat(run.output()).startsWith("Usage: sentinel " + command).contains("-h, --help");
+    args.set(args.size() - 1, "--version");
+    assertThat(CliRunner.run(args.toArray(String[]::new)).output().trim())
+        .isEqualTo("sentinel 0.1.0");
   }
 
   @Test
