@@ -27,9 +27,10 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The write path's sustained rate: one thread offers passes of observations as an engine would,
- * as fast as the journal's queue takes them; the journal's thread writes them to PostgreSQL. It
- * prints observations per second committed to PostgreSQL and the time {@code offer} takes on the
- * offering thread. A throwaway database is created on the server and dropped after.
+ * as fast as the journal's queue takes them. It prints what the local write-ahead journal made
+ * durable (passes, observations and fdatasyncs per second), what the feeder committed to
+ * PostgreSQL, and the time {@code offer} takes on the offering thread. A throwaway database is
+ * created on the server and dropped after; the journal's folder is a temporary one.
  *
  * <pre>./mvnw -B -q -Pstore-load test-compile exec:exec -Dstore-load.args="seconds=30 per-pass=10"</pre>
  */
@@ -52,7 +53,7 @@ public final class JournalLoad {
     sql(admin, "CREATE DATABASE " + name);
     DbUrl db = admin.withDatabase(name);
     Vertx vertx = Vertx.vertx();
-    Path spool = Files.createTempDirectory("sentinel-load-spool");
+    Path spool = Files.createTempDirectory("sentinel-load-journal");
     try {
       Migrations.migrate(db);
       Pool pool = Store.pool(vertx, db);
@@ -65,11 +66,13 @@ public final class JournalLoad {
       long end = start + Duration.ofSeconds(seconds).toNanos();
       long warm = start + Duration.ofSeconds(Math.min(5, seconds / 3)).toNanos();
       long writtenAtWarm = -1;
+      Journal.Stats atWarm = null;
       long warmAt = 0;
       long passes = 0;
       while (System.nanoTime() < end) {
         if (writtenAtWarm < 0 && System.nanoTime() >= warm) {
-          writtenAtWarm = journal.stats().written();
+          atWarm = journal.stats();
+          writtenAtWarm = atWarm.written();
           warmAt = System.nanoTime();
         }
         // Keep the queue from refusing: this measures the writer, not the bound.
@@ -93,21 +96,29 @@ public final class JournalLoad {
         offerNanos.recordValue(System.nanoTime() - a);
         passes++;
       }
-      long writtenAtEnd = journal.stats().written();
+      Journal.Stats atEnd = journal.stats();
+      long writtenAtEnd = atEnd.written();
       long endAt = System.nanoTime();
-      journal.flush(Duration.ofSeconds(60));
+      journal.drain(Duration.ofSeconds(120));
       Journal.Stats stats = journal.stats();
       journal.close();
       pool.close();
-      double rate = (writtenAtEnd - writtenAtWarm) / ((endAt - warmAt) / 1e9);
+      double secs = (endAt - warmAt) / 1e9;
+      double rate = (writtenAtEnd - writtenAtWarm) / secs;
+      double durableObs = (atEnd.durableSeq() - atWarm.durableSeq()) / secs;
+      double records = (atEnd.records() - atWarm.records()) / secs;
+      double syncs = (atEnd.syncs() - atWarm.syncs()) / secs;
+      double syncMs = 1e3 * (atEnd.syncSeconds() - atWarm.syncSeconds()) / Math.max(1, atEnd.syncs() - atWarm.syncs());
       System.out.printf("%n| measure | value |%n|---|---|%n");
       System.out.printf("| observations offered | %,d (%d a pass) |%n", passes * perPass, perPass);
+      System.out.printf("| durable in the local journal | **%,.0f passes/s, %,.0f observations/s** |%n", records, durableObs);
+      System.out.printf("| fdatasync | %,.0f /s, mean %.2f ms, longest %.2f ms |%n", syncs, syncMs, atEnd.maxSyncSeconds() * 1e3);
       System.out.printf("| sustained rate into PostgreSQL (after %d s of warm-up) | **%,.0f observations/s** |%n",
           Duration.ofNanos(warm - start).toSeconds(), rate);
       System.out.printf("| offer() on the engine's thread, p50 / p99 / p99.9 / max | %.1f / %.1f / %.1f / %.1f us |%n",
           offerNanos.getValueAtPercentile(50) / 1e3, offerNanos.getValueAtPercentile(99) / 1e3,
           offerNanos.getValueAtPercentile(99.9) / 1e3, offerNanos.getMaxValue() / 1e3);
-      System.out.printf("| lost / spooled | %d / %d |%n", stats.lost(), stats.spooled());
+      System.out.printf("| lost / dead-lettered | %d / %d |%n", stats.lost(), stats.deadLetters());
     } finally {
       vertx.close();
       sql(admin, "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");

@@ -12,8 +12,8 @@ import org.jboss.logging.Logger;
 
 /**
  * The bearer token that mutating endpoints require ({@code sentinel.api.token}, {@code
- * SENTINEL_API_TOKEN}). Without one configured they refuse every request (403), and the gateway
- * says so at start. Compared in constant time.
+ * SENTINEL_API_TOKEN}): 401 without a token, 403 with a wrong one. Without one configured they
+ * refuse every request, and the gateway says so at start. Compared in constant time.
  */
 @ApplicationScoped
 public class ApiToken {
@@ -31,7 +31,7 @@ public class ApiToken {
     if (configured().isEmpty()) {
       LOG.info(
           "SEN-API-001 no sentinel.api.token (SENTINEL_API_TOKEN): the HTTP API is read-only;"
-              + " resuming rules and operator overrides answer 403");
+              + " resuming rules and operator overrides are refused (401 without a token, 403 with one)");
     }
   }
 
@@ -51,11 +51,25 @@ public class ApiToken {
   }
 
   /**
-   * Lets a mutating request through, or refuses it: 403 when no token is configured, 401 when the
-   * {@code Authorization} header is missing, not a bearer token, or not the token.
+   * Lets a mutating request through, or refuses it: 401 when the {@code Authorization} header is
+   * missing or not a bearer token (the request is not authenticated), 403 when it carries a token
+   * that is not this gateway's, or any token while the gateway has none configured (issue 17; a
+   * missing token on a gateway without one was 403 before).
    */
   public void require(String authorization) {
     Optional<byte[]> expected = configured();
+    if (authorization == null
+        || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())
+        || authorization.substring(BEARER.length()).isBlank()) {
+      throw new ApiError(
+          401,
+          "Authorization",
+          expected.isEmpty()
+              ? "send the API token as 'Authorization: Bearer <token>'; this gateway has none"
+                  + " configured (set sentinel.api.token / SENTINEL_API_TOKEN): it takes no"
+                  + " changes over HTTP"
+              : "send the API token as 'Authorization: Bearer <token>'");
+    }
     if (expected.isEmpty()) {
       throw new ApiError(
           403,
@@ -63,16 +77,11 @@ public class ApiToken {
           "this gateway has no API token (set sentinel.api.token / SENTINEL_API_TOKEN): it takes"
               + " no changes over HTTP");
     }
-    if (authorization == null
-        || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-      throw new ApiError(
-          401, "Authorization", "send the API token as 'Authorization: Bearer <token>'");
-    }
     byte[] given = authorization.substring(BEARER.length()).trim().getBytes(StandardCharsets.UTF_8);
     // Digests of equal length, compared by MessageDigest.isEqual, which takes the same time
     // whatever the position of the first difference: neither the token nor its length leaks.
     if (!MessageDigest.isEqual(sha256(expected.get()), sha256(given))) {
-      throw new ApiError(401, "Authorization", "the bearer token is not this gateway's API token");
+      throw new ApiError(403, "Authorization", "the bearer token is not this gateway's API token");
     }
   }
 }

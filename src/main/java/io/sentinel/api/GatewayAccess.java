@@ -2,9 +2,9 @@ package io.sentinel.api;
 
 import io.sentinel.engine.Engine;
 import io.sentinel.rule.Rule;
-import io.sentinel.rule.Site;
 import io.sentinel.runtime.EngineLoop;
 import io.sentinel.runtime.Gateway;
+import io.sentinel.site.Site;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 

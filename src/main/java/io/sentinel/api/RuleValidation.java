@@ -1,9 +1,9 @@
 package io.sentinel.api;
 
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.Site;
-import io.sentinel.rule.YamlFile;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.yaml.Problem;
+import io.sentinel.site.yaml.YamlFile;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -64,7 +64,7 @@ class RuleValidation {
   }
 
   private static boolean isRevision(String name, String body) {
-    Optional<Node> root = new YamlFile(name, new io.sentinel.rule.Problems()).parse(body);
+    Optional<Node> root = new YamlFile(name, new io.sentinel.site.yaml.Problems()).parse(body);
     return root.isPresent()
         && root.get() instanceof MappingNode m
         && m.getValue().stream()

@@ -22,13 +22,14 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Turns a pass into audit entries: a {@code firing} for every claim a rule asserted, an {@code
- * action} for every action that fired, a {@code conflict} for every decision taken between two or
- * more claims, an {@code override} for every operator override set, cleared or expired, a {@code
- * resume} for every suspended rule an operator resumed. Event ids are derived, like seed 003's
- * firing ids, from what happened and when: the kind, the rule or point, the revision and the engine
- * cycle (with a counter when one pass holds two of the same), so a replay of the same observations
- * derives the same ids and no restart reuses one.
+ * Turns a pass into audit entries: a {@code firing} for every claim a rule asserted, a {@code
+ * release} for every claim a rule released, an {@code action} for every action that fired, a {@code
+ * conflict} for every decision taken between two or more claims, an {@code override} for every
+ * operator override set, cleared or expired, a {@code resume} for every suspended rule an operator
+ * resumed. Event ids are derived, like seed 003's firing ids, from what happened and when: the
+ * kind, the rule or point, the revision and the engine cycle (with a counter when one pass holds
+ * two of the same), so a replay of the same observations derives the same ids and no restart reuses
+ * one.
  */
 public final class AuditTrail {
   private final RuleSet ruleSet;
@@ -86,10 +87,11 @@ public final class AuditTrail {
         out.add(override(ids, c, decided, cycle));
         continue;
       }
+      Decision d = decided.getOrDefault(c.pointId(), currentDecision.apply(c.pointId()));
       if (c.isRelease()) {
+        out.add(release(ids, c, d, cycle));
         continue;
       }
-      Decision d = decided.getOrDefault(c.pointId(), currentDecision.apply(c.pointId()));
       Rule rule = ruleSet.rule(c.ruleId()).orElseThrow();
       out.add(
           claimEntry(
@@ -154,6 +156,27 @@ public final class AuditTrail {
               Map.of()));
     }
     return out;
+  }
+
+  /**
+   * A rule's claim released (issue 17: audited like an assertion): kind {@code release}, the rule's
+   * inputs as they stood, what arbitration made of the point after it, and why in {@code reason}. A
+   * rule a revision removed is no longer in the set: its entry names it without inputs.
+   */
+  private AuditEntry release(Map<String, Integer> ids, ClaimChange c, Decision d, long cycle) {
+    Optional<Rule> rule = ruleSet.rule(c.ruleId());
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("released", true);
+    return claimEntry(
+        ids,
+        "release",
+        c.ruleId() + "/" + c.pointId(),
+        c,
+        d,
+        rule.map(this::inputs).orElse(Map.of()),
+        rule.map(Rule::priority).orElse(0),
+        cycle,
+        detail);
   }
 
   /**

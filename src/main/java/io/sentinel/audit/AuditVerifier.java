@@ -58,6 +58,24 @@ public final class AuditVerifier {
     private long previousSeq = 0;
     private long checked = 0;
     private Verdict broken;
+    private long watched = -1;
+    private String watchedHash;
+
+    /** Keeps the hash of the record {@code seq} as it passes (an anchor's, to compare). */
+    public Walk watch(long seq) {
+      watched = seq;
+      return this;
+    }
+
+    /** The hash of the watched record, when the walk reached it intact. */
+    public Optional<String> watchedHash() {
+      return Optional.ofNullable(watchedHash);
+    }
+
+    /** The seq of the last record checked intact (0 before any). */
+    public long lastSeq() {
+      return previousSeq;
+    }
 
     /** Checks the next record; false once the chain is broken (later records are ignored). */
     public boolean accept(Item item) {
@@ -111,6 +129,9 @@ public final class AuditVerifier {
       }
       previousHash = hash;
       previousSeq = seq;
+      if (seq == watched) {
+        watchedHash = hash;
+      }
       checked++;
       return null;
     }

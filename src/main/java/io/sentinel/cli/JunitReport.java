@@ -1,6 +1,6 @@
 package io.sentinel.cli;
 
-import io.sentinel.rule.Problem;
+import io.sentinel.site.yaml.Problem;
 import io.sentinel.testing.FixtureRunner.CaseResult;
 import io.sentinel.testing.FixtureSuite;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.sentinel.cli;
 
-import io.sentinel.rule.RevisionKeys;
+import io.sentinel.site.revision.RevisionKeys;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -64,6 +64,13 @@ public final class KeygenCommand implements Callable<Integer> {
             + "\""
             + (review ? ", review: true" : "")
             + " }");
+    out.println(
+        "# then restart the gateway, and sign with it: "
+            + (review
+                ? "sentinel sign REVISION.yaml --review --key " + privateFile
+                : "sentinel sign REVISION.yaml --key " + privateFile)
+            + " (or sentinel push REVISION.yaml --key AUTHOR.key --review-key REVIEWER.key"
+            + " --broker URL --site SITE; docs/revisions.md)");
     return 0;
   }
 }

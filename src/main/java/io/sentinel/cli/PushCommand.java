@@ -7,10 +7,9 @@ import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
-import io.sentinel.rule.CanonicalBody;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionKeys;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.CanonicalBody;
+import io.sentinel.site.revision.RevisionDocument;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -31,9 +30,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code sentinel push}: signs a revision document if given a key, publishes it retained to {@code
- * sentinel/<site>/ruleset} and waits for the gateway's {@code ruleset/status} about this very
- * document (matched by its content hash). Runs without Quarkus, on the HiveMQ client alone.
+ * {@code sentinel push}: signs a revision document if given a key (and a review key), publishes it
+ * retained to {@code sentinel/<site>/ruleset} and waits for the gateway's {@code ruleset/status}
+ * about this very document (matched by its content hash). Runs without Quarkus, on the HiveMQ
+ * client alone.
  */
 @Command(
     name = "push",
@@ -64,6 +64,18 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
   Optional<Path> key;
 
   @Option(
+      names = "--review-key",
+      description =
+          "a review key's private key, to add the review_signature a change to an interlock or"
+              + " safety rule needs")
+  Optional<Path> reviewKey;
+
+  @Option(
+      names = "--ca-file",
+      description = "for an ssl:// broker: the CA certificate (PEM) its certificate must chain to")
+  Optional<Path> caFile;
+
+  @Option(
       names = "--timeout",
       defaultValue = "30s",
       description = "how long to wait for the gateway's status (default: ${DEFAULT-VALUE})")
@@ -79,20 +91,17 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       err.println("sentinel push: " + file + " is not a file");
       return 2;
     }
-    Optional<Duration> wait = io.sentinel.rule.YamlFile.parseDuration(timeout);
+    Optional<Duration> wait = io.sentinel.site.yaml.YamlFile.parseDuration(timeout);
     if (wait.isEmpty()) {
       err.println("sentinel push: --timeout " + timeout + " is not a duration (e.g. 30s)");
       return 2;
     }
-    String text = Site.read(file);
-    if (key.isPresent()) {
-      try {
-        text = RevisionDocument.withSignature(text, RevisionKeys.privateKey(Site.read(key.get())));
-      } catch (IllegalArgumentException e) {
-        err.println("sentinel push: " + file + ": cannot sign: " + e.getMessage());
-        return 1;
-      }
+    Optional<String> signed =
+        SignCommand.sign(Site.read(file), key, reviewKey, "sentinel push: " + file, err);
+    if (signed.isEmpty()) {
+      return 1;
     }
+    String text = signed.get();
     Optional<String> body = RevisionDocument.canonicalBody(text);
     if (body.isEmpty()) {
       // The gateway would say so too; a document nobody can read is not worth a retained message.
@@ -124,7 +133,8 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
     Topics topics = new Topics(site);
     CompletableFuture<JsonNode> status = new CompletableFuture<>();
     Mqtt3AsyncClient client =
-        MqttConnection.builder(url, "sentinel-push-" + UUID.randomUUID().toString().substring(0, 8))
+        MqttConnection.builder(
+                url, "sentinel-push-" + UUID.randomUUID().toString().substring(0, 8), caFile)
             .buildAsync();
     client.publishes(
         MqttGlobalPublishFilter.ALL,
@@ -175,11 +185,16 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
               + " (is the gateway of site "
               + site
               + " running and connected to "
-              + url
+              + url.getScheme()
+              + "://"
+              + url.getHost()
+              + ":"
+              + url.getPort()
               + "?)");
       return 2;
     } catch (ExecutionException e) {
-      err.println("sentinel push: " + url + ": " + e.getCause().getMessage());
+      String where = url.getScheme() + "://" + url.getHost() + ":" + url.getPort();
+      err.println("sentinel push: " + io.sentinel.mqtt.BrokerTls.describe(e.getCause(), where));
       return 2;
     } finally {
       client.disconnect();
@@ -207,7 +222,9 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
           "revision "
               + revision
               + " active"
-              + (s.hasNonNull("signer") ? " (signed by " + s.path("signer").asText() + ")" : "")
+              + (s.hasNonNull("signer") ? " (signed by " + s.path("signer").asText() : " (unsigned")
+              + (s.hasNonNull("reviewer") ? ", reviewed by " + s.path("reviewer").asText() : "")
+              + ")"
               + ", status after "
               + millis
               + " ms");

@@ -17,6 +17,7 @@ import picocli.CommandLine.ScopeType;
       ReplayCommand.class,
       AuditCommand.class,
       PushCommand.class,
-      KeygenCommand.class
+      KeygenCommand.class,
+      SignCommand.class
     })
 public final class SentinelCommand {}

@@ -1,7 +1,7 @@
 package io.sentinel.cli;
 
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.yaml.Problem;
 import io.sentinel.wire.Payloads;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -4,8 +4,8 @@ import io.sentinel.arbitration.Decision;
 import io.sentinel.engine.ActionFired;
 import io.sentinel.engine.PassResult;
 import io.sentinel.point.Value;
+import io.sentinel.rule.ActionSpec;
 import io.sentinel.rule.Band;
-import io.sentinel.rule.YamlFile;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,26 +62,31 @@ public record CommandRequest(
 
   private static Optional<CommandRequest> of(
       ActionFired a, Function<String, Optional<Band>> bands) {
-    String point = a.fields().get("point");
-    boolean pulse = a.kind().equals("pulse");
-    if (point == null || !(pulse || a.kind().equals("fade"))) {
-      return Optional.empty();
+    // What the rule says the action does: a pulse's point and length, a fade's target and ramp.
+    if (a.spec() instanceof ActionSpec.Pulse p) {
+      return Optional.of(
+          new CommandRequest(
+              a.at(),
+              p.point(),
+              Command.Kind.PULSE_ON,
+              Value.TRUE,
+              bands.apply(a.ruleId()),
+              Optional.of(a.ruleId()),
+              p.duration(),
+              p.written()));
     }
-    String written = a.fields().get(pulse ? "duration" : "over");
-    Optional<Duration> length = Optional.ofNullable(written).flatMap(YamlFile::parseDuration);
-    String target = a.fields().get("value");
-    if (length.isEmpty() || (!pulse && target == null)) {
-      return Optional.empty();
+    if (a.spec() instanceof ActionSpec.Fade f) {
+      return Optional.of(
+          new CommandRequest(
+              a.at(),
+              f.point(),
+              Command.Kind.FADE,
+              f.value(),
+              bands.apply(a.ruleId()),
+              Optional.of(a.ruleId()),
+              f.over(),
+              f.fields().get("over")));
     }
-    return Optional.of(
-        new CommandRequest(
-            a.at(),
-            point,
-            pulse ? Command.Kind.PULSE_ON : Command.Kind.FADE,
-            pulse ? Value.TRUE : Value.of(Double.parseDouble(target)),
-            bands.apply(a.ruleId()),
-            Optional.of(a.ruleId()),
-            length.get(),
-            written));
+    return Optional.empty();
   }
 }

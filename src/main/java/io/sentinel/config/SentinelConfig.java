@@ -42,6 +42,14 @@ public interface SentinelConfig {
 
   Db db();
 
+  Journal journal();
+
+  Audit audit();
+
+  Standby standby();
+
+  Heartbeat heartbeat();
+
   /** The MQTT connection (docs/runtime.md). */
   interface Mqtt {
     /** tcp://host:port or ssl://host:port (user:password@ before the host); unset: embedded. */
@@ -73,6 +81,17 @@ public interface SentinelConfig {
     /** Events kept while the broker is away (the oldest dropped beyond). */
     @WithDefault("10000")
     int offlineEvents();
+
+    /** The CA certificate(s), PEM, that an ssl:// broker's certificate must chain to. */
+    Optional<String> caFile();
+
+    /** 5 (MQTT 5, the window is the receive maximum) or 3 (MQTT 3.1.1); docs/runtime.md. */
+    @WithDefault("5")
+    int version();
+
+    /** The broker's window for unacknowledged QoS 1 messages (MQTT 5 Receive Maximum). */
+    @WithDefault("65534")
+    int receiveMaximum();
   }
 
   /** What the gateway takes from MQTT. */
@@ -147,7 +166,7 @@ public interface SentinelConfig {
     Duration overrideMax();
   }
 
-  /** The store: PostgreSQL, its journal and spool (docs/persistence.md). */
+  /** The store: PostgreSQL behind the local journal (docs/persistence.md). */
   interface Db {
     /** postgresql://user:password@host:5432/database; unset: an embedded PostgreSQL. */
     Optional<String> url();
@@ -160,20 +179,17 @@ public interface SentinelConfig {
     @WithDefault("5000")
     int batchRows();
 
-    /** The journal's spool, while PostgreSQL is away; unset: HOME/spool. */
-    Optional<Path> spoolDir();
-
-    /** The spool's bound, in MiB. */
-    @WithDefault("256")
-    long spoolMaxMb();
-
-    /** A batch not committed within this goes to the spool. */
+    /** A PostgreSQL batch not committed within this is retried. */
     @WithDefault("5s")
     Duration writeTimeout();
 
-    /** How often PostgreSQL is tried again while the spool drains. */
-    @WithDefault("1s")
+    /** The first wait before PostgreSQL is tried again; doubled up to retry-max. */
+    @WithDefault("500ms")
     Duration retryEvery();
+
+    /** The longest wait between tries of PostgreSQL. */
+    @WithDefault("10s")
+    Duration retryMax();
 
     /** Observation partitions older than this are dropped. */
     @WithDefault("30d")
@@ -186,5 +202,66 @@ public interface SentinelConfig {
       /** The embedded server's data folder (kept between runs); unset: HOME/pgdata. */
       Optional<Path> dataDir();
     }
+  }
+
+  /** The local write-ahead journal, the durable point (docs/persistence.md). */
+  interface Journal {
+    /** The journal's folder, never inside a site folder; unset: HOME/journal. */
+    Optional<Path> dir();
+
+    /** The journal's bound on disk, in MiB. */
+    @WithDefault("1024")
+    long maxMb();
+
+    /** One segment file's size, in MiB. */
+    @WithDefault("64")
+    long segmentMb();
+  }
+
+  /** Audit anchors (docs/persistence.md, "Audit anchors"). */
+  interface Audit {
+    /** An audit anchor after this many records. */
+    @WithDefault("1000")
+    long anchorRecords();
+
+    /** An audit anchor at least this often. */
+    @WithDefault("60s")
+    Duration anchorInterval();
+
+    /** The gateway's anchor key; unset: audit-anchor.key in the data folder. */
+    Optional<String> anchorKey();
+  }
+
+  /** A standby gateway (docs/standby.md). */
+  interface Standby {
+    /** A second gateway of the site may take over: the core lock decides which runs. */
+    @WithDefault("false")
+    boolean enabled();
+
+    /** How often a standby tries for the core lock. */
+    @WithDefault("250ms")
+    Duration pollEvery();
+
+    /** How often the running core checks it still holds the lock. */
+    @WithDefault("200ms")
+    Duration checkEvery();
+
+    /** How long a standby waits after taking the lock before it drives outputs. */
+    @WithDefault("1500ms")
+    Duration takeoverGrace();
+
+    /** The longest a lock query may take. */
+    @WithDefault("1s")
+    Duration lockTimeout();
+  }
+
+  /** The heartbeat output (docs/standby.md). */
+  interface Heartbeat {
+    /** A pin toggled while the engine turns over, for a charge-pump or watchdog relay. */
+    Optional<Integer> pin();
+
+    /** How often the heartbeat pin toggles. */
+    @WithDefault("50ms")
+    Duration every();
   }
 }

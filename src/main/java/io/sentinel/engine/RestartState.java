@@ -30,6 +30,10 @@ public record RestartState(
     cooldowns = List.copyOf(cooldowns);
   }
 
+  /** Nothing to restore (a first start, or PostgreSQL away with an empty journal). */
+  public static final RestartState NONE =
+      new RestartState(List.of(), Optional.empty(), Set.of(), List.of(), List.of());
+
   public record PointValue(String pointId, Value value, Instant since) {}
 
   public record Cooldown(String ruleId, int actionIndex, Instant lastFired) {}

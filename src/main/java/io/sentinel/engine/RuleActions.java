@@ -33,7 +33,7 @@ final class RuleActions {
       fields.computeIfPresent("message", (k, m) -> render(m, r, spec));
       out.actions.add(
           new ActionFired(
-              new ActionId(r.rule.id(), a, seq).toString(), r.rule.id(), spec.kind(), fields, t));
+              new ActionId(r.rule.id(), a, seq).toString(), r.rule.id(), spec, fields, t));
     }
   }
 

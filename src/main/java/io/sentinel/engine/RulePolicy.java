@@ -7,7 +7,6 @@ import io.sentinel.rule.InputLoss;
 import io.sentinel.rule.Rule;
 import io.sentinel.rule.Trigger;
 import io.sentinel.rule.Warmup;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -214,20 +213,16 @@ final class RulePolicy {
     if (rule.isFailSafe()) {
       r.state = RuleState.INPUT_LOST;
       claims.set(r, r.failSafe, t, "fail-safe on input loss");
-    } else if (rule.onInputLoss() instanceof InputLoss.Hold) {
+    } else if (rule.onInputLoss() instanceof InputLoss.Hold hold) {
       if (r.state == RuleState.ACTIVE) {
         r.state = RuleState.HOLDING;
-        r.holdUntil = t.plus(rule.holdMax().orElse(Duration.ZERO));
+        r.holdUntil = t.plus(hold.max());
         timers.rule(r.holdUntil, r.index);
       } else if (r.state == RuleState.HOLDING && !t.isBefore(r.holdUntil)) {
         r.state = RuleState.INPUT_LOST;
         r.holdUntil = null;
         claims.set(r, Map.of(), t, "hold_max reached");
-        out.event(
-            "hold-expired",
-            rule.id(),
-            "held claims released at hold_max " + rule.holdMax().orElseThrow(),
-            t);
+        out.event("hold-expired", rule.id(), "held claims released at hold_max " + hold.max(), t);
       }
     } else {
       r.state = RuleState.INPUT_LOST;
@@ -293,8 +288,8 @@ final class RulePolicy {
             + "; released under on_input_loss until an operator resumes it",
         t);
     out.selfPoints.add(new SelfPoint("rule." + r.rule.id() + ".suspended", Value.TRUE, t));
-    if (!r.rule.isFailSafe() && r.rule.onInputLoss() instanceof InputLoss.Hold) {
-      r.holdUntil = t.plus(r.rule.holdMax().orElse(Duration.ZERO));
+    if (!r.rule.isFailSafe() && r.rule.onInputLoss() instanceof InputLoss.Hold hold) {
+      r.holdUntil = t.plus(hold.max());
       timers.rule(r.holdUntil, r.index);
     } else {
       claims.set(r, r.onLoss, t, "suspended");
@@ -345,7 +340,7 @@ final class RulePolicy {
 
   private static Map<String, Value> failSafeClaims(Rule rule) {
     Map<String, Value> m = new LinkedHashMap<>();
-    Value v = rule.failValue().orElseThrow();
+    Value v = rule.failSafe().orElseThrow().value();
     rule.claims().forEach(c -> m.put(c.pointId(), v));
     return m;
   }

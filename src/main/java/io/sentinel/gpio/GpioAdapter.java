@@ -205,7 +205,7 @@ public final class GpioAdapter implements Driver, AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
-      LOG.errorf(e.getCause(), "SEN-GPIO-004 opening the %s platform failed", platform.wireName());
+      LOG.errorf(e.getCause(), "SEN-GPIO-012 opening the %s platform failed", platform.wireName());
     }
     return ready;
   }

@@ -46,7 +46,7 @@ public enum GpioPlatform {
                 .orElseGet(() -> new Choice(MOCK, "no " + dev.resolve("gpiochip*") + " here")));
       default:
         throw new IllegalArgumentException(
-            "SEN-GPIO-001 sentinel.gpio.platform is '"
+            "SEN-GPIO-008 sentinel.gpio.platform is '"
                 + setting
                 + "': it is auto, gpiod, mock or off");
     }

@@ -17,7 +17,8 @@ import java.util.function.BiConsumer;
 
 /**
  * The in-process MQTT broker of a gateway started without {@code sentinel.mqtt.url} (Moquette: MQTT
- * 3.1.1, in memory, no telemetry). HiveMQ CE does not run inside a Quarkus JVM.
+ * 3.1.1, in memory, no telemetry), on a loopback address only: it has no password and no TLS.
+ * HiveMQ CE does not run inside a Quarkus JVM.
  */
 public final class EmbeddedBroker implements AutoCloseable {
   /** Payloads up to this size pass the broker; the gateway's own limit is lower and counted. */
@@ -34,7 +35,28 @@ public final class EmbeddedBroker implements AutoCloseable {
   }
 
   /**
-   * Starts a broker on {@code host:port}; port 0 picks a free one.
+   * The embedded broker takes anyone (no password, no TLS), so it listens on a loopback address
+   * only: a broker other machines reach is the site's, configured with {@code sentinel.mqtt.url}.
+   */
+  private static void requireLoopback(String host) {
+    boolean loopback;
+    try {
+      loopback = InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      loopback = false;
+    }
+    if (!loopback) {
+      throw new IllegalArgumentException(
+          "SEN-008 sentinel.mqtt.embedded-host is '"
+              + host
+              + "': the embedded MQTT broker takes anyone (no password, no TLS), so it binds a"
+              + " loopback address only (127.0.0.1, ::1); for a broker other machines reach, set"
+              + " sentinel.mqtt.url to the site's broker");
+    }
+  }
+
+  /**
+   * Starts a broker on {@code host:port} (a loopback address); port 0 picks a free one.
    *
    * @throws PortInUseException when the port is taken (another broker, most likely)
    */
@@ -47,6 +69,14 @@ public final class EmbeddedBroker implements AutoCloseable {
    * receives (a test's view from the broker's side, which survives clients' reconnections).
    */
   public static EmbeddedBroker start(String host, int port, BiConsumer<String, byte[]> published) {
+    // A native image is the Pi's gateway, which uses a real server (docs/native.md). The property
+    // is the one GraalVM's ImageInfo reads; its SDK is not on our class path.
+    if ("runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
+      throw new IllegalStateException(
+          "the native image has no embedded MQTT broker: set SENTINEL_MQTT_URL to a running one"
+              + " (docs/native.md)");
+    }
+    requireLoopback(host);
     int chosen = port == 0 ? freePort(host) : port;
     try (ServerSocket probe = new ServerSocket()) {
       // Moquette's own bind failure is a stack trace in its log; this one names the way out.

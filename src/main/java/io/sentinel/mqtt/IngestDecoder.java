@@ -1,6 +1,5 @@
 package io.sentinel.mqtt;
 
-import io.sentinel.point.Direction;
 import io.sentinel.point.MeasureUnit;
 import io.sentinel.point.PointSource;
 import io.sentinel.point.PointSpec;
@@ -41,6 +40,7 @@ public final class IngestDecoder {
   private static final Set<String> FIELDS = Set.of("value", "quality", "ts", "unit");
 
   private final Registry registry;
+  private final SourcePolicy sources;
   private final String pointsPrefix;
   private final int maxPayloadBytes;
   private final Map<String, List<Mapped>> thirdParty = new LinkedHashMap<>();
@@ -67,8 +67,10 @@ public final class IngestDecoder {
   /** A registry entry whose {@code source.mqtt} cannot be used, found when the gateway starts. */
   public record SourceProblem(PointSpec spec, String message) {}
 
-  private IngestDecoder(Registry registry, Topics topics, int maxPayloadBytes) {
+  private IngestDecoder(
+      Registry registry, SourcePolicy sources, Topics topics, int maxPayloadBytes) {
     this.registry = registry;
+    this.sources = sources;
     this.pointsPrefix = topics.pointPrefix();
     this.maxPayloadBytes = maxPayloadBytes;
   }
@@ -79,7 +81,17 @@ public final class IngestDecoder {
    */
   public static IngestDecoder of(
       Registry registry, Topics topics, int maxPayloadBytes, List<SourceProblem> problems) {
-    IngestDecoder d = new IngestDecoder(registry, topics, maxPayloadBytes);
+    return of(registry, SourcePolicy.OPEN, topics, maxPayloadBytes, problems);
+  }
+
+  /** {@link #of(Registry, Topics, int, List)}, refusing what {@code sources} says is not theirs. */
+  public static IngestDecoder of(
+      Registry registry,
+      SourcePolicy sources,
+      Topics topics,
+      int maxPayloadBytes,
+      List<SourceProblem> problems) {
+    IngestDecoder d = new IngestDecoder(registry, sources, topics, maxPayloadBytes);
     for (PointSpec spec : registry.points().values()) {
       if (!(spec.source().orElse(null) instanceof PointSource.Mqtt m)) {
         continue;
@@ -153,17 +165,18 @@ public final class IngestDecoder {
 
   private Decoded decodeOwn(String topic, String pointId, Object document, Instant at) {
     Optional<PointSpec> found = registry.find(pointId);
+    Optional<SourcePolicy.Refusal> refused = sources.ownTopic(pointId, found);
+    if (refused.isPresent()) {
+      return new Decoded(
+          List.of(),
+          List.of(
+              new Rejection(
+                  refused.get().reason(), topic, Optional.of(pointId), refused.get().message())));
+    }
     if (found.isEmpty()) {
       return rejected(RejectReason.UNKNOWN_POINT, topic, null, "no point " + pointId);
     }
     PointSpec spec = found.get();
-    if (spec.direction() == Direction.OUT) {
-      return rejected(
-          RejectReason.NOT_AN_INPUT,
-          topic,
-          spec,
-          pointId + " is an output; a point that reports feedback is direction inout");
-    }
     if (document instanceof JsonArray) {
       return rejected(RejectReason.WRONG_TYPE, topic, spec, "an array is not a value");
     }
@@ -277,11 +290,11 @@ public final class IngestDecoder {
         return Typed.no(RejectReason.WRONG_TYPE, spec.id() + " is number, found " + describe(raw));
       }
       double d = number.doubleValue();
-      if (!Double.isFinite(d)) {
+      if (!type.accepts(Value.of(d))) {
         return Typed.no(RejectReason.WRONG_TYPE, spec.id() + ": not a finite number");
       }
       if (unitGiven && !unit.equals(n.unit())) {
-        if (!unit.isCompatible(n.unit()) || unit.isNone() || n.unit().isNone()) {
+        if (!unit.isCompatible(n.unit())) {
           return Typed.no(
               RejectReason.WRONG_UNIT,
               spec.id() + " is in " + n.unit().describe() + ", not " + unit.describe());
@@ -297,7 +310,7 @@ public final class IngestDecoder {
       return Typed.no(
           RejectReason.WRONG_TYPE, spec.id() + " is " + type.name() + ", found " + describe(raw));
     }
-    if (type instanceof PointType.Enum e && !e.values().contains(s)) {
+    if (type instanceof PointType.Enum e && !type.accepts(Value.of(s))) {
       return Typed.no(
           RejectReason.NOT_IN_ENUM, spec.id() + ": '" + clip(s) + "' is not one of " + e.values());
     }

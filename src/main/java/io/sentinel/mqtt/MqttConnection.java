@@ -8,6 +8,10 @@ import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscribe;
 import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscription;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5ClientBuilder;
+import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscribe;
+import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscription;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,20 +20,23 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * The gateway's one MQTT session (HiveMQ client, MQTT 3.1.1; why: docs/adr/0001-mqtt-client.md): a
- * stable client id with a persistent session (clean session off) so that the broker keeps what
- * arrives while the gateway restarts, QoS 1 both ways, a retained last will that says offline, and
- * automatic reconnection with exponential backoff.
+ * The gateway's one MQTT session (HiveMQ client; why: docs/adr/0001-mqtt-client.md): MQTT 5 with a
+ * large Receive Maximum by default (the broker's window of unacknowledged QoS 1 messages for the
+ * gateway: on Mosquitto 2.0 it replaces {@code max_inflight_messages}, docs/runtime.md "The site's
+ * broker"), MQTT 3.1.1 for brokers that need it; a stable client id with a persistent session
+ * (clean session / clean start off, no session expiry) so that the broker keeps what arrives while
+ * the gateway restarts, QoS 1 both ways, a retained last will that says offline, and automatic
+ * reconnection with exponential backoff.
  *
  * <p>While the broker is away, retained state (status, claims, self points) is kept as its latest
  * value per topic and published again on every connect; events wait in a bounded queue (the oldest
@@ -49,7 +56,30 @@ public final class MqttConnection {
       Duration keepAlive,
       Duration reconnectInitial,
       Duration reconnectMax,
-      int offlineEventLimit) {}
+      int offlineEventLimit,
+      int mqttVersion,
+      int receiveMaximum,
+      Optional<java.nio.file.Path> caFile) {
+    public Settings {
+      if (mqttVersion != 3 && mqttVersion != 5) {
+        throw new IllegalArgumentException(
+            "sentinel.mqtt.version is " + mqttVersion + ": 5 (MQTT 5) or 3 (MQTT 3.1.1)");
+      }
+      if (receiveMaximum < 1 || receiveMaximum > 65_535) {
+        throw new IllegalArgumentException(
+            "sentinel.mqtt.receive-maximum is " + receiveMaximum + ": 1 to 65535");
+      }
+    }
+  }
+
+  /**
+   * A message that arrived, on the client's thread; {@code acknowledge} releases it to the broker
+   * (once per message; the client sends acknowledgements in the order messages arrived).
+   */
+  @FunctionalInterface
+  public interface Inbound {
+    void message(String topic, byte[] payload, Runnable acknowledge);
+  }
 
   /** What the connection tells its owner; called on the client's own threads. */
   public interface Listener {
@@ -61,6 +91,7 @@ public final class MqttConnection {
   private record Pending(String topic, byte[] payload) {}
 
   private final Mqtt3AsyncClient client;
+  private final Mqtt5AsyncClient client5;
   private final Settings settings;
   private final String statusTopic;
   private final Supplier<byte[]> onlineStatus;
@@ -76,14 +107,15 @@ public final class MqttConnection {
   private volatile boolean connected;
   private volatile boolean everConnected;
   private volatile boolean stopping;
+  private volatile String lastFailure;
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
    *     keeps them, and the client subscribes again when a broker lost the session
    * @param inbound every message that arrives, on the client's thread; acknowledged manually: the
-   *     consumer calls {@link Mqtt3Publish#acknowledge()} once per message, when it may be
-   *     forgotten (the client sends the PUBACKs in the order the messages arrived, so one never
-   *     acknowledged holds back every later one)
+   *     consumer runs the acknowledgement once per message, when it may be forgotten (the client
+   *     sends the PUBACKs in the order the messages arrived, so one never acknowledged holds back
+   *     every later one)
    */
   public MqttConnection(
       Settings settings,
@@ -91,7 +123,7 @@ public final class MqttConnection {
       Supplier<byte[]> onlineStatus,
       byte[] offlineStatus,
       Collection<String> filters,
-      Consumer<Mqtt3Publish> inbound,
+      Inbound inbound,
       Listener listener) {
     this.settings = settings;
     this.statusTopic = statusTopic;
@@ -99,8 +131,14 @@ public final class MqttConnection {
     this.offlineStatus = offlineStatus;
     this.filters = List.copyOf(filters);
     this.listener = listener;
+    if (settings.mqttVersion() == 5) {
+      this.client = null;
+      this.client5 = build5(inbound);
+      return;
+    }
+    this.client5 = null;
     Mqtt3ClientBuilder builder =
-        builder(settings.url(), settings.clientId())
+        builder(settings.url(), settings.clientId(), settings.caFile())
             .automaticReconnect()
             .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
             .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
@@ -127,7 +165,64 @@ public final class MqttConnection {
     // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
     // message is acknowledged to the broker only when the consumer says so (the gateway: once its
     // pass is durable in the journal), so a crash before that has the broker deliver it again.
-    client.publishes(MqttGlobalPublishFilter.ALL, inbound, true);
+    client.publishes(
+        MqttGlobalPublishFilter.ALL,
+        (Mqtt3Publish p) ->
+            inbound.message(p.getTopic().toString(), p.getPayloadAsBytes(), p::acknowledge),
+        true);
+  }
+
+  /** The same session over MQTT 5, with the Receive Maximum the settings give. */
+  private Mqtt5AsyncClient build5(Inbound inbound) {
+    URI url = settings.url();
+    boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
+    Mqtt5ClientBuilder b =
+        MqttClient.builder()
+            .useMqttVersion5()
+            .identifier(settings.clientId())
+            .serverHost(url.getHost())
+            .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
+    if (tls && settings.caFile().isPresent()) {
+      b =
+          b.sslConfig()
+              .trustManagerFactory(BrokerTls.trusting(settings.caFile().get()))
+              .applySslConfig();
+    } else if (tls) {
+      b = b.sslWithDefaultConfig();
+    }
+    if (url.getUserInfo() != null) {
+      String[] user = url.getUserInfo().split(":", 2);
+      b =
+          b.simpleAuth()
+              .username(user[0])
+              .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
+              .applySimpleAuth();
+    }
+    Mqtt5AsyncClient c =
+        b.automaticReconnect()
+            .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
+            .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
+            .applyAutomaticReconnect()
+            .willPublish()
+            .topic(statusTopic)
+            .payload(offlineStatus)
+            .qos(MqttQos.AT_LEAST_ONCE)
+            .retain(true)
+            .applyWillPublish()
+            .addConnectedListener(ctx -> onConnected())
+            .addDisconnectedListener(
+                ctx -> {
+                  ctx.getReconnector()
+                      .resubscribeIfSessionExpired(true)
+                      .republishIfSessionExpired(false);
+                  onDisconnected(ctx.getCause());
+                })
+            .buildAsync();
+    c.publishes(
+        MqttGlobalPublishFilter.ALL,
+        p -> inbound.message(p.getTopic().toString(), p.getPayloadAsBytes(), p::acknowledge),
+        true);
+    return c;
   }
 
   /**
@@ -136,6 +231,12 @@ public final class MqttConnection {
    * sentinel push} reach a broker the same way.
    */
   public static Mqtt3ClientBuilder builder(URI url, String clientId) {
+    return builder(url, clientId, Optional.empty());
+  }
+
+  /** {@link #builder(URI, String)}, TLS trusting the CA certificates of {@code caFile} (PEM). */
+  public static Mqtt3ClientBuilder builder(
+      URI url, String clientId, Optional<java.nio.file.Path> caFile) {
     boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
     Mqtt3ClientBuilder builder =
         MqttClient.builder()
@@ -143,7 +244,13 @@ public final class MqttConnection {
             .identifier(clientId)
             .serverHost(url.getHost())
             .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
-    if (tls) {
+    if (tls && caFile.isPresent()) {
+      builder =
+          builder
+              .sslConfig()
+              .trustManagerFactory(BrokerTls.trusting(caFile.get()))
+              .applySslConfig();
+    } else if (tls) {
       builder = builder.sslWithDefaultConfig();
     }
     if (url.getUserInfo() != null) {
@@ -160,18 +267,31 @@ public final class MqttConnection {
 
   /** Connects in the background; failures are retried with backoff. */
   public void start() {
-    client
-        .connectWith()
-        .cleanSession(false)
-        .keepAlive((int) settings.keepAlive().toSeconds())
-        .send()
-        .whenComplete(
-            (ack, error) -> {
-              if (error != null) {
-                // Said by onDisconnected, which hears this attempt and every retry.
-                LOG.debugf("first connect to %s failed: %s", redacted(), error.getMessage());
-              }
-            });
+    CompletableFuture<?> connecting =
+        client5 != null
+            ? client5
+                .connectWith()
+                .cleanStart(false)
+                .noSessionExpiry()
+                .keepAlive((int) settings.keepAlive().toSeconds())
+                .restrictions()
+                .receiveMaximum(settings.receiveMaximum())
+                .applyRestrictions()
+                .send()
+            : client
+                .connectWith()
+                .cleanSession(false)
+                .keepAlive((int) settings.keepAlive().toSeconds())
+                .send();
+    connecting.whenComplete(
+        (ack, error) -> {
+          if (error != null) {
+            // Said by onDisconnected, which hears this attempt and every retry.
+            LOG.debugf(
+                "first connect to %s failed: %s",
+                redacted(), BrokerTls.describe(error, redacted()));
+          }
+        });
   }
 
   public boolean connected() {
@@ -218,13 +338,23 @@ public final class MqttConnection {
       if (connected) {
         send(statusTopic, offlineStatus, true).get(wait.toMillis(), TimeUnit.MILLISECONDS);
       }
-      client.disconnect().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      (client5 != null ? client5.disconnect() : client.disconnect())
+          .get(wait.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       LOG.debugf("disconnect: %s", e.getMessage());
     }
   }
 
   private CompletableFuture<?> send(String topic, byte[] payload, boolean retain) {
+    if (client5 != null) {
+      return client5
+          .publishWith()
+          .topic(topic)
+          .payload(payload)
+          .qos(MqttQos.AT_LEAST_ONCE)
+          .retain(retain)
+          .send();
+    }
     return client
         .publishWith()
         .topic(topic)
@@ -235,7 +365,21 @@ public final class MqttConnection {
   }
 
   private void onConnected() {
-    if (subscribed.compareAndSet(false, true)) {
+    if (client5 != null && subscribed.compareAndSet(false, true)) {
+      List<Mqtt5Subscription> subs = new ArrayList<>();
+      filters.forEach(
+          f ->
+              subs.add(
+                  Mqtt5Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
+      client5
+          .subscribe(Mqtt5Subscribe.builder().addSubscriptions(subs).build())
+          .whenComplete(
+              (ack, error) -> {
+                if (error != null) {
+                  LOG.errorf("SEN-012 subscribing to %s failed: %s", filters, error.getMessage());
+                }
+              });
+    } else if (subscribed.compareAndSet(false, true)) {
       List<Mqtt3Subscription> subs = new ArrayList<>();
       filters.forEach(
           f ->
@@ -246,7 +390,7 @@ public final class MqttConnection {
           .whenComplete(
               (ack, error) -> {
                 if (error != null) {
-                  LOG.errorf("SEN-012 subscribing to %s failed: %s", filters, error.getMessage());
+                  LOG.errorf("SEN-009 subscribing to %s failed: %s", filters, error.getMessage());
                 }
               });
     }
@@ -258,10 +402,13 @@ public final class MqttConnection {
     }
     boolean wasUnreachable = reachability.reached();
     LOG.infof(
-        "SEN-013 connected to %s as %s%s",
+        "SEN-013 connected to %s as %s%s (%s)",
         redacted(),
         settings.clientId(),
-        everConnected ? " again" : wasUnreachable ? " (reachable now)" : "");
+        everConnected ? " again" : wasUnreachable ? " (reachable now)" : "",
+        client5 != null
+            ? "MQTT 5, receive maximum " + settings.receiveMaximum()
+            : "MQTT 3.1.1: the broker's max_inflight_messages is the window");
     everConnected = true;
     send(statusTopic, onlineStatus.get(), true);
     retained.forEach((topic, payload) -> send(topic, payload, true));
@@ -269,21 +416,30 @@ public final class MqttConnection {
     listener.connected();
   }
 
+  /** Why the last attempt to connect failed, or the connection was lost; empty before any. */
+  public Optional<String> lastFailure() {
+    return Optional.ofNullable(lastFailure);
+  }
+
   private void onDisconnected(Throwable cause) {
+    if (cause != null && !stopping) {
+      lastFailure = BrokerTls.describe(cause, redacted());
+    }
     boolean was = connected;
     synchronized (lock) {
       connected = false;
     }
     String reason = reason(cause);
+    String described = cause == null ? "closed" : BrokerTls.describe(cause, redacted());
     if (was && !stopping) {
       LOG.warnf(
           "SEN-014 lost the MQTT broker at %s (%s); reconnecting with backoff, commands wait",
-          redacted(), reason);
-      reachability.failed(reason);
+          redacted(), described);
+      reachability.failed(described);
     } else if (!was && !stopping) {
       // A connect attempt failed: said when it is news, not at every retry.
       reachability
-          .failed(reason)
+          .failed(described)
           .ifPresent(
               r ->
                   LOG.warnf(

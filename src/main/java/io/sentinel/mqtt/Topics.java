@@ -39,6 +39,11 @@ public record Topics(String site) {
     return root() + "ruleset";
   }
 
+  /** Where the gateway publishes, retained, the signed head of its audit chain. */
+  public String auditAnchor() {
+    return root() + "audit/anchor";
+  }
+
   /** Where the gateway says, retained, whether the last revision offered is active or rejected. */
   public String rulesetStatus() {
     return root() + "ruleset/status";

@@ -79,9 +79,16 @@ public record MeasureUnit(String symbol, Unit<?> measure) {
     return symbol.isEmpty();
   }
 
-  /** Same dimension: a value in one can be converted to the other (degC and degF, mA and A). */
+  /**
+   * Whether a number in this unit converts into {@code other}: the same unit, or the same dimension
+   * (degC and degF, mA and A); a number without unit meets only another without. The one definition
+   * of unit compatibility: expressions, the DSL and ingest all ask this.
+   */
   public boolean isCompatible(MeasureUnit other) {
-    return measure.isCompatible(other.measure);
+    if (equals(other)) {
+      return true;
+    }
+    return !isNone() && !other.isNone() && measure.isCompatible(other.measure);
   }
 
   /** Converts a number in this unit to {@code target}; only for compatible units. */

@@ -2,8 +2,6 @@ package io.sentinel.rule;
 
 import io.sentinel.expr.Condition;
 import io.sentinel.point.SourceRef;
-import io.sentinel.point.Value;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,11 +28,9 @@ public record Rule(
     List<ClaimSpec> claims,
     List<ActionSpec> actions,
     InputLoss onInputLoss,
-    Optional<Duration> holdMax,
     RequiredQuality requiredQuality,
     Warmup warmup,
-    Optional<InterlockClass> interlockClass,
-    Optional<Value> failValue,
+    Optional<Interlock> interlock,
     boolean enabled,
     SourceRef where,
     String definitionHash,
@@ -57,11 +53,9 @@ public record Rule(
       List<ClaimSpec> claims,
       List<ActionSpec> actions,
       InputLoss onInputLoss,
-      Optional<Duration> holdMax,
       RequiredQuality requiredQuality,
       Warmup warmup,
-      Optional<InterlockClass> interlockClass,
-      Optional<Value> failValue,
+      Optional<Interlock> interlock,
       boolean enabled,
       SourceRef where,
       String definitionHash) {
@@ -75,28 +69,28 @@ public record Rule(
         claims,
         actions,
         onInputLoss,
-        holdMax,
         requiredQuality,
         warmup,
-        interlockClass,
-        failValue,
+        interlock,
         enabled,
         where,
         definitionHash,
         Optional.empty());
   }
 
+  /** The fail_safe class of an interlock rule, with the value it asserts. */
+  public Optional<Interlock.FailSafe> failSafe() {
+    return interlock
+        .filter(Interlock.FailSafe.class::isInstance)
+        .map(Interlock.FailSafe.class::cast);
+  }
+
   public boolean isFailSafe() {
-    return interlockClass.filter(c -> c == InterlockClass.FAIL_SAFE).isPresent();
+    return failSafe().isPresent();
   }
 
   public enum RequiredQuality {
     LIVE,
     LIVE_OR_STALE
-  }
-
-  public enum InterlockClass {
-    FAIL_SAFE,
-    FAIL_CLEAR
   }
 }

@@ -28,14 +28,14 @@ final class CommandOutcomes implements MqttDriver.Outcomes {
 
   @Override
   public void delivered(String commandId) {
-    metrics.delivered();
+    metrics.delivered(commandId);
     store.get().journal().offerCommandState(commandId, "delivered", clock.instant(), "");
     loop.get().delivered(commandId);
   }
 
   @Override
   public void failed(String commandId, Throwable cause) {
-    metrics.failed();
+    metrics.failed(commandId);
     LOG.debugf("command %s not delivered: %s", commandId, cause.getMessage());
     store
         .get()

@@ -23,14 +23,14 @@ public class ConsoleAddress {
   }
 
   /**
-   * {@code SEN-006 dashboard http://localhost:8080/, API http://localhost:8080/api/v1/}; a server
+   * {@code SEN-017 dashboard http://localhost:8080/, API http://localhost:8080/api/v1/}; a server
    * on every interface is shown as localhost, and said to listen on all of them.
    */
   static String line(String host, int port) {
     boolean everywhere = host == null || host.equals("0.0.0.0") || host.equals("::");
     String shown = everywhere ? "localhost" : host.contains(":") ? "[" + host + "]" : host;
     String base = "http://" + shown + ":" + port;
-    return "SEN-006 dashboard "
+    return "SEN-017 dashboard "
         + base
         + "/, API "
         + base

@@ -260,6 +260,11 @@ public final class EngineLoop {
     }
   }
 
+  /** When the pass under way (or the last one) started, in {@link System#nanoTime()}. */
+  public long passStartedNanos() {
+    return lastPassNanos;
+  }
+
   /** The age of the oldest sample the last pass took. */
   public Duration ingestLag() {
     return lastLag;
@@ -364,13 +369,13 @@ public final class EngineLoop {
             try {
               log.accept(now, a);
             } catch (RuntimeException e) {
-              LOG.errorf(e, "SEN-021 activation at %s not handed to the log", now);
+              LOG.errorf(e, "SEN-025 activation at %s not handed to the log", now);
             }
             PlaneOutput applied = composition.command(now, a);
             logEvents(applied);
             outputs.passed(now, a.result(), applied, 0);
           } catch (RuntimeException e) {
-            LOG.errorf(e, "SEN-024 the outputs of the activation at %s failed", now);
+            LOG.errorf(e, "SEN-027 the outputs of the activation at %s failed", now);
           } finally {
             rearm();
             done.complete(a);
@@ -545,7 +550,7 @@ public final class EngineLoop {
     try {
       passLog.events(out.events());
     } catch (RuntimeException e) {
-      LOG.errorf(e, "SEN-021 %d events not handed to the log", out.events().size());
+      LOG.errorf(e, "SEN-026 %d events not handed to the log", out.events().size());
     }
   }
 

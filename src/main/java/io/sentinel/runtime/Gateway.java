@@ -1,6 +1,5 @@
 package io.sentinel.runtime;
 
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -16,17 +15,21 @@ import io.sentinel.mqtt.IngestDecoder;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.MqttDriver;
 import io.sentinel.mqtt.Topics;
-import io.sentinel.rule.RevisionGate;
-import io.sentinel.rule.RevisionKeys;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionGate;
+import io.sentinel.site.revision.RevisionKeys;
+import io.sentinel.store.Journal;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Store;
+import io.sentinel.store.StoreConfig;
 import io.sentinel.wire.Payloads;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -34,6 +37,7 @@ import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
@@ -53,8 +57,13 @@ public class Gateway {
   @Inject Vertx vertx;
   @Inject MeterRegistry meterRegistry;
   @Inject SentinelConfig config;
+  @Inject PassTap passTap;
 
   private final InstantSource clock = InstantSource.system();
+  private volatile io.sentinel.gpio.HeartbeatPin heartbeat;
+  private volatile CoreRole role;
+  private CoreStatus coreStatus;
+  private volatile long epoch;
   private Site site;
   private Topics topics;
   private Instant started;
@@ -67,13 +76,19 @@ public class Gateway {
   private PassRecorder recorder;
   private volatile RevisionGate.Active active;
   private RulesetTopic rulesetTopic;
+  private AuditAnchoring anchoring;
   private volatile EngineLoop loop;
   private GatewayMetrics metrics;
   private volatile boolean running;
   private Optional<SystemdNotify> notifier = Optional.empty();
+  private final AtomicLong sessions = new AtomicLong();
 
   void onStart(@Observes StartupEvent event) {
     try {
+      if (config.standby().enabled()) {
+        role = contend();
+        return;
+      }
       start();
     } catch (RuntimeException e) {
       // Said here, once and plainly: the command line's exit handler does not print the failure.
@@ -85,6 +100,159 @@ public class Gateway {
 
   void onStop(@Observes ShutdownEvent event) {
     stop();
+    CoreRole r = role;
+    if (r != null) {
+      r.close(); // after the outputs went safe: a standby takes over from there
+      role = null;
+      coreStatus.close();
+    }
+  }
+
+  /**
+   * With a standby configured: the core starts only once it holds the site's core lock, and stops
+   * (outputs safe) when it loses it (docs/standby.md). Needs the shared database the lock lives in.
+   */
+  private CoreRole contend() {
+    Site checked = GatewaySite.load(config.siteDir()).site().orElseThrow();
+    String name = config.site().filter(s -> !s.isBlank()).orElse(checked.name());
+    io.sentinel.store.DbUrl db =
+        StoreConfig.from(config)
+            .url()
+            .map(io.sentinel.store.DbUrl::parse)
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "SEN-STB-007 sentinel.standby.enabled needs the site's shared database:"
+                            + " set sentinel.db.url / SENTINEL_DB_URL (the embedded PostgreSQL is"
+                            + " this machine's alone)"));
+    io.sentinel.store.Migrations.migrate(db); // the epoch table, before the first contention
+    Optional<SystemdNotify> watchdog =
+        SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
+    long[] lastBeat = {0};
+    String holder = coreClientId(name);
+    URI broker =
+        URI.create(
+            config
+                .mqtt()
+                .url()
+                .filter(u -> !u.isBlank())
+                .map(String::trim)
+                .orElse(
+                    "tcp://" + config.mqtt().embeddedHost() + ":" + config.mqtt().embeddedPort()));
+    CoreStatus status =
+        new CoreStatus(broker, holder, "sentinel/" + name + "/cores/" + holder, clock.instant());
+    status.start();
+    coreStatus = status;
+    CoreRole r =
+        new CoreRole(
+            db,
+            name,
+            holder,
+            new CoreRole.Settings(
+                config.standby().pollEvery(),
+                config.standby().checkEvery(),
+                config.standby().takeoverGrace(),
+                config.standby().lockTimeout()),
+            new CoreRole.Core() {
+              @Override
+              public void activate(long tenure) {
+                synchronized (Gateway.this) {
+                  epoch = tenure;
+                  status.set("active", tenure);
+                  start();
+                }
+              }
+
+              @Override
+              public void lost(String why) {
+                GatewayGpio g = gpio;
+                if (g != null) {
+                  g.engineLost(why); // at once, before the orderly stop below
+                }
+                stopCore();
+                status.set("standby", 0);
+              }
+
+              @Override
+              public void standingBy() {
+                // A standby is up and well while it contends: READY=1 once, then the watchdog.
+                long now = System.nanoTime();
+                watchdog.ifPresent(
+                    n -> {
+                      long every = n.beatEvery().orElse(Duration.ofSeconds(10)).toNanos();
+                      if (lastBeat[0] == 0 || now - lastBeat[0] >= every) {
+                        lastBeat[0] = now;
+                        n.beat("standby for site " + name);
+                      }
+                    });
+              }
+            });
+    r.start();
+    return r;
+  }
+
+  /** The MQTT client id: configured, else one per site, and with a standby one per machine. */
+  private String coreClientId(String site) {
+    String host =
+        Optional.ofNullable(System.getenv("HOSTNAME"))
+            .filter(h -> !h.isBlank())
+            .orElseGet(
+                () -> {
+                  try {
+                    return java.net.InetAddress.getLocalHost().getHostName();
+                  } catch (IOException e) {
+                    return Long.toString(ProcessHandle.current().pid());
+                  }
+                });
+    return config
+        .mqtt()
+        .clientId()
+        .filter(c -> !c.isBlank())
+        .orElse("sentinel-" + site + (config.standby().enabled() ? "-" + host : ""));
+  }
+
+  /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
+  private io.sentinel.gpio.HeartbeatPin openHeartbeat() {
+    Optional<Integer> heartbeatPin = config.heartbeat().pin();
+    if (heartbeatPin.isEmpty()) {
+      return null;
+    }
+    io.sentinel.gpio.GpioPlatform.Choice platform =
+        io.sentinel.gpio.GpioPlatform.choose(config.gpio().platform(), Path.of("/dev"))
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "SEN-GPIO-015 sentinel.heartbeat.pin is "
+                            + heartbeatPin.get()
+                            + " but sentinel.gpio.platform is off: no pin to toggle"));
+    io.sentinel.gpio.HeartbeatPin h =
+        io.sentinel.gpio.HeartbeatPin.open(platform.platform(), heartbeatPin.get());
+    LOG.infof(
+        "SEN-GPIO-013 heartbeat on pin %d (%s): toggled every %d ms while the engine turns over",
+        h.pin(), platform.platform().wireName(), config.heartbeat().every().toMillis());
+    return h;
+  }
+
+  /** The heartbeat output of this start, for tests (its mock pin). */
+  public Optional<io.sentinel.gpio.HeartbeatPin> heartbeat() {
+    return Optional.ofNullable(heartbeat);
+  }
+
+  /** Without a standby the driver itself; with one, a driver that sends only under the lock. */
+  private Driver fenced(Driver d) {
+    CoreRole r = role;
+    return r == null ? d : r.fence(d);
+  }
+
+  /** This core's role: {@code single} without a standby, else {@code active} or {@code standby}. */
+  public String role() {
+    CoreRole r = role;
+    return r == null ? "single" : r.holds() ? "active" : "standby";
+  }
+
+  /** The epoch of this core's tenure (0 without a standby). */
+  public long epoch() {
+    return epoch;
   }
 
   private void start() {
@@ -93,7 +261,12 @@ public class Gateway {
     site = loaded.site().orElseThrow();
     topics = new Topics(config.site().filter(s -> !s.isBlank()).orElse(site.name()));
     IngestDecoder decoder =
-        GatewaySite.decoder(site, topics, config.ingest().maxPayloadBytes(), config.siteDir());
+        GatewaySite.decoder(
+            site,
+            topics,
+            config.ingest().maxPayloadBytes(),
+            !config.gpio().platform().trim().equalsIgnoreCase("off"),
+            config.siteDir());
     Optional<RevisionKeys> keys =
         GatewaySite.trustedKeys(config.ruleset().keysFile(), site, topics);
     registerMetrics();
@@ -102,16 +275,16 @@ public class Gateway {
     MqttDriver.Outcomes outcomes = new CommandOutcomes(metrics, () -> store, () -> loop, clock);
     driver = new MqttDriver(mqtt, topics, outcomes);
     store = GatewayStore.open(config, vertx, () -> loop, clock);
-    GatewayStore.awaitSpoolDrained(store);
+    JournalMetrics.register(meterRegistry, store.journal());
     active = GatewayStore.startingRevision(store, site, topics, loaded.problems(), started);
-    commandDriver = new JournaledDriver(driver, store.journal());
+    commandDriver = fenced(new JournaledDriver(driver, store.journal(), metrics));
     openGpio(outcomes);
     startEngine();
     rulesetTopic =
         new RulesetTopic(
             site.basis(),
             topics,
-            keys,
+            new RevisionGate.Trust(keys, site.basis().settings().allowUnsignedRevisions()),
             active,
             loop,
             mqtt,
@@ -120,18 +293,40 @@ public class Gateway {
             clock,
             started,
             metrics);
+    anchoring =
+        new AuditAnchoring(
+            topics.site(),
+            topics.auditAnchor(),
+            store.anchors(),
+            mqtt,
+            clock,
+            config.audit().anchorRecords(),
+            config.audit().anchorInterval(),
+            AuditAnchoring.key(
+                config
+                    .audit()
+                    .anchorKey()
+                    .filter(k -> !k.isBlank())
+                    .map(Path::of)
+                    .orElseGet(() -> config.home().resolve("audit-anchor.key"))));
     loop.start();
+    heartbeat = openHeartbeat();
+    if (heartbeat != null) {
+      loop.heartbeat(Optional.of(config.heartbeat().every()), heartbeat::toggle);
+    }
     notifySystemd();
     if (gpio != null) {
       gpio.engineStarted(loop, config.gpio().engineTimeout(), () -> running = false);
     }
     mqtt.start();
+    anchoring.start();
     running = true;
     LOG.infof(
-        "SEN-002 site %s (%s): revision %d, %d points, %d rules, every rule in warmup, fail-safe"
+        "SEN-002 site %s (%s)%s: revision %d, %d points, %d rules, every rule in warmup, fail-safe"
             + " interlocks asserted; MQTT %s as sentinel/%s/",
         topics.site(),
         site.dir(),
+        role == null ? "" : ", active core, epoch " + epoch,
         active.revision(),
         active.ruleSet().registry().points().size(),
         active.ruleSet().rules().size(),
@@ -151,11 +346,6 @@ public class Gateway {
 
   private void registerMetrics() {
     metrics = new GatewayMetrics(meterRegistry);
-    Gauge.builder("sentinel.ingest.unacknowledged", this, Gateway::unacknowledged)
-        .description(
-            "MQTT messages taken whose acknowledgement waits for their pass to be durable in the"
-                + " journal")
-        .register(meterRegistry);
   }
 
   private MqttConnection connection(IngestDecoder decoder) {
@@ -164,7 +354,7 @@ public class Gateway {
     filters.addAll(decoder.thirdPartyTopics());
     filters.add(topics.ruleset());
     return new MqttConnection(
-        broker.settings(config.mqtt(), topics),
+        broker.settings(config.mqtt(), coreClientId(topics.site())),
         topics.status(),
         () -> Payloads.status("online", Optional.of(activeRevision()), started),
         Payloads.status("offline", Optional.empty(), started),
@@ -173,6 +363,7 @@ public class Gateway {
         new MqttConnection.Listener() {
           @Override
           public void connected() {
+            metrics.mqttConnected(sessions.getAndIncrement() == 0);
             readinessChanged();
           }
 
@@ -191,6 +382,7 @@ public class Gateway {
                 config.gpio().retry(),
                 site.ruleSet().registry(),
                 store.journal(),
+                this::fenced,
                 outcomes,
                 () -> loop,
                 metrics,
@@ -221,7 +413,8 @@ public class Gateway {
               return commandDriver;
             },
             commandSettings(),
-            Long.toString(started.toEpochMilli(), 36));
+            // A command id names the holder's epoch (docs/standby.md): e7.<start> /<point>/.../
+            (role == null ? "" : "e" + epoch + ".") + Long.toString(started.toEpochMilli(), 36));
     loop =
         new EngineLoop(
             vertx,
@@ -229,7 +422,7 @@ public class Gateway {
             plane,
             clock,
             config.ingest().lagThreshold(),
-            new GatewayOutputs(mqtt, topics, metrics),
+            new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop),
             new JournalPassLog(recorder, store.journal()));
     loop.onFatal(this::engineLost);
   }
@@ -246,14 +439,28 @@ public class Gateway {
   }
 
   private synchronized void stop() {
-    running = false;
     notifier.ifPresent(SystemdNotify::stopping);
+    stopCore();
+  }
+
+  /** Everything of this start stopped, outputs in their safe states; the core role stays. */
+  private synchronized void stopCore() {
+    running = false;
+    notifier = Optional.empty();
     if (rulesetTopic != null) {
       rulesetTopic.close();
       rulesetTopic = null;
     }
     if (loop != null) {
       stopEngine();
+    }
+    if (anchoring != null) {
+      anchoring.close(); // the last durable head anchored, before MQTT and the store go
+      anchoring = null;
+    }
+    if (heartbeat != null) {
+      heartbeat.close(); // no more edges: the relay drops
+      heartbeat = null;
     }
     if (gpio != null) {
       gpio.close(); // every output to its safe state, after the engine's last pass
@@ -400,10 +607,16 @@ public class Gateway {
     return s.history();
   }
 
-  /** Whether the store is open and its journal writes to PostgreSQL (not only to the spool). */
+  /** Whether the store is open and PostgreSQL takes the journal's batches. */
   public boolean databaseReady() {
     Store s = store;
     return s != null && !s.journal().degraded();
+  }
+
+  /** The journal, while the store is open (health and metrics read it). */
+  public Optional<Journal> journal() {
+    Store s = store;
+    return s == null ? Optional.empty() : Optional.of(s.journal());
   }
 
   /** Rejections counted since start, all reasons. */

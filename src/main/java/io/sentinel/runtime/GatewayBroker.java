@@ -31,7 +31,8 @@ final class GatewayBroker implements AutoCloseable {
     try {
       EmbeddedBroker broker = EmbeddedBroker.start(config.embeddedHost(), config.embeddedPort());
       LOG.infof(
-          "SEN-003 no sentinel.mqtt.url: embedded MQTT broker on %s (publish samples to %s<id>)",
+          "SEN-003 no sentinel.mqtt.url: embedded MQTT broker on %s, loopback only (anonymous,"
+              + " no TLS: reachable from this machine alone; publish samples to %s<id>)",
           broker.url(), topics.pointPrefix());
       return new GatewayBroker(Optional.of(broker), broker.url());
     } catch (EmbeddedBroker.PortInUseException e) {
@@ -46,15 +47,19 @@ final class GatewayBroker implements AutoCloseable {
     }
   }
 
-  /** The connection's settings: this broker, the configured client id (else sentinel-SITE). */
-  MqttConnection.Settings settings(SentinelConfig.Mqtt config, Topics topics) {
+  /** The connection's settings: this broker, as {@code clientId}. */
+  MqttConnection.Settings settings(SentinelConfig.Mqtt config, String clientId) {
     return new MqttConnection.Settings(
         URI.create(url),
-        config.clientId().filter(c -> !c.isBlank()).orElse("sentinel-" + topics.site()),
+        clientId,
         config.keepAlive(),
         config.reconnectInitial(),
         config.reconnectMax(),
-        config.offlineEvents());
+        config.offlineEvents(),
+        // Moquette speaks 3.1.1 only (docs/runtime.md, "The embedded broker").
+        embedded.isPresent() ? 3 : config.version(),
+        config.receiveMaximum(),
+        config.caFile().filter(f -> !f.isBlank()).map(java.nio.file.Path::of));
   }
 
   @Override

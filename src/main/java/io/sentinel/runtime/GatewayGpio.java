@@ -16,6 +16,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.jboss.logging.Logger;
 
 /**
@@ -31,15 +32,17 @@ final class GatewayGpio {
   private final GpioAdapter adapter;
   private final Driver driver;
 
-  private GatewayGpio(GpioAdapter adapter, Journal journal) {
+  private GatewayGpio(
+      GpioAdapter adapter, Journal journal, GatewayMetrics metrics, UnaryOperator<Driver> fence) {
     this.adapter = adapter;
-    this.driver = new JournaledDriver(adapter, journal);
+    this.driver = fence.apply(new JournaledDriver(adapter, journal, metrics));
   }
 
   /**
    * The adapter of a site with GPIO points, open; empty when the site has none or the platform is
    * {@code off}.
    *
+   * @param fence wraps the adapter's driver (the core lock's fence: docs/standby.md)
    * @param loop the engine loop of this start (samples, outcomes and readiness go there)
    */
   static Optional<GatewayGpio> open(
@@ -47,6 +50,7 @@ final class GatewayGpio {
       Duration retry,
       Registry registry,
       Journal journal,
+      UnaryOperator<Driver> fence,
       MqttDriver.Outcomes outcomes,
       Supplier<EngineLoop> loop,
       GatewayMetrics metrics,
@@ -106,7 +110,7 @@ final class GatewayGpio {
             },
             clock,
             retry);
-    self[0] = new GatewayGpio(adapter, journal);
+    self[0] = new GatewayGpio(adapter, journal, metrics, fence);
     LOG.infof(
         "SEN-GPIO-001 GPIO on Pi4J's %s platform (%s)%s",
         choice.get().platform().wireName(),

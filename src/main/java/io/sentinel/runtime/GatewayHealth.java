@@ -8,8 +8,9 @@ import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * {@code /q/health}: live while the engine runs; ready while the MQTT session is up and the journal
- * writes to PostgreSQL.
+ * {@code /q/health}: live while the engine runs (or this gateway stands by; its role in {@code
+ * sentinel-engine}'s data); ready while the MQTT session is up and the journal writes to
+ * PostgreSQL.
  */
 final class GatewayHealth {
   private GatewayHealth() {}
@@ -21,7 +22,13 @@ final class GatewayHealth {
 
     @Override
     public HealthCheckResponse call() {
-      return HealthCheckResponse.named("sentinel-engine").status(gateway.running()).build();
+      // A standby runs no engine and is well while it waits for the core lock (docs/standby.md).
+      String role = gateway.role();
+      return HealthCheckResponse.named("sentinel-engine")
+          .status(gateway.running() || role.equals("standby"))
+          .withData("role", role)
+          .withData("epoch", gateway.epoch())
+          .build();
     }
   }
 
@@ -39,7 +46,10 @@ final class GatewayHealth {
     }
   }
 
-  /** Down while the store is closed or PostgreSQL is away (the journal spools to disk). */
+  /**
+   * Down while the store is closed or PostgreSQL does not take the journal's batches (the local
+   * journal holds them meanwhile): says why and how far behind it is.
+   */
   @Readiness
   @ApplicationScoped
   static class Database implements HealthCheck {
@@ -47,7 +57,36 @@ final class GatewayHealth {
 
     @Override
     public HealthCheckResponse call() {
-      return HealthCheckResponse.named("sentinel-database").status(gateway.databaseReady()).build();
+      var b = HealthCheckResponse.named("sentinel-database").status(gateway.databaseReady());
+      gateway
+          .journal()
+          .ifPresent(
+              j -> {
+                var s = j.stats();
+                b.withData("journal_bytes", s.bytes())
+                    .withData("behind_seconds", Math.round(s.feedLagSeconds()))
+                    .withData("dead_letters", s.deadLetters());
+                if (!j.feedError().isEmpty()) {
+                  b.withData("error", j.feedError());
+                }
+              });
+      return b.build();
+    }
+  }
+
+  /**
+   * Down when the journal cannot move: its disk fails, or PostgreSQL answers and takes nothing, for
+   * a minute. PostgreSQL merely away is readiness, not liveness: the journal holds.
+   */
+  @Liveness
+  @ApplicationScoped
+  static class JournalMoves implements HealthCheck {
+    @Inject Gateway gateway;
+
+    @Override
+    public HealthCheckResponse call() {
+      boolean stuck = gateway.journal().map(j -> j.stuck()).orElse(false);
+      return HealthCheckResponse.named("sentinel-journal").status(!stuck).build();
     }
   }
 }

@@ -16,7 +16,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Makes a pass visible (CONTRACT section 2): retained {@code claims/<id>} per decision, {@code
- * events/<kind>} for control events and actions (notify, pulse), retained {@code self/<name>}.
+ * events/<kind>} for control events and actions (notify, pulse), retained {@code self/<name>}; and
+ * the same to the operator page's live feed ({@link PassTap}).
  */
 final class GatewayOutputs implements EngineLoop.Outputs {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
@@ -24,11 +25,20 @@ final class GatewayOutputs implements EngineLoop.Outputs {
   private final MqttConnection mqtt;
   private final Topics topics;
   private final GatewayMetrics metrics;
+  private final PassTap tap;
+  private final java.util.function.Supplier<EngineLoop> loop;
 
-  GatewayOutputs(MqttConnection mqtt, Topics topics, GatewayMetrics metrics) {
+  GatewayOutputs(
+      MqttConnection mqtt,
+      Topics topics,
+      GatewayMetrics metrics,
+      PassTap tap,
+      java.util.function.Supplier<EngineLoop> loop) {
     this.mqtt = mqtt;
     this.topics = topics;
     this.metrics = metrics;
+    this.tap = tap;
+    this.loop = loop;
   }
 
   @Override
@@ -61,12 +71,18 @@ final class GatewayOutputs implements EngineLoop.Outputs {
     }
     result.selfPoints().forEach(this::self);
     planeReported(plane);
+    tap.passed(now, result);
+    EngineLoop l = loop.get();
+    if (l != null) {
+      metrics.passTook(System.nanoTime() - l.passStartedNanos());
+    }
   }
 
   @Override
   public void planeReported(PlaneOutput plane) {
     plane.events().forEach(this::event);
     plane.selfPoints().forEach(this::self);
+    tap.reported(plane);
   }
 
   private void event(ControlEvent e) {

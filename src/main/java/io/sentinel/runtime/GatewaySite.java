@@ -1,13 +1,14 @@
 package io.sentinel.runtime;
 
 import io.sentinel.mqtt.IngestDecoder;
+import io.sentinel.mqtt.SourcePolicy;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSpec;
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.Problems;
-import io.sentinel.rule.RevisionKeys;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionKeys;
+import io.sentinel.site.yaml.Problem;
+import io.sentinel.site.yaml.Problems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,38 +51,66 @@ final class GatewaySite {
    * Derived points are computed here: a sample for one from outside is an unknown point. The
    * registry of points.yaml is the one every revision runs over (docs/revisions.md).
    */
-  static IngestDecoder decoder(Site site, Topics topics, int maxPayloadBytes, Path dir) {
+  static IngestDecoder decoder(
+      Site site, Topics topics, int maxPayloadBytes, boolean gpioOn, Path dir) {
     List<IngestDecoder.SourceProblem> problems = new ArrayList<>();
+    // What may feed which point: docs/runtime.md, "Where inputs may come from".
     IngestDecoder decoder =
-        IngestDecoder.of(site.basis().points(), topics, maxPayloadBytes, problems);
+        IngestDecoder.of(
+            site.basis().points(),
+            new SourcePolicy(
+                site.basis().derived().ordered().stream()
+                    .map(io.sentinel.derived.DerivedPoint::id)
+                    .collect(Collectors.toSet()),
+                gpioOn),
+            topics,
+            maxPayloadBytes,
+            problems);
     if (!problems.isEmpty()) {
       problems.forEach(
           p ->
               LOG.errorf(
                   "%s: error [SRC-001] %s: %s", p.spec().where(), p.spec().id(), p.message()));
       throw new IllegalStateException(
-          "SEN-001 site " + dir + " has errors; the gateway does not start on it");
+          "SEN-007 site " + dir + " has errors; the gateway does not start on it");
     }
     return decoder;
   }
 
   /**
    * The keys signed revisions must carry: {@code sentinel.ruleset.keys-file}, else {@code
-   * keys.yaml} in the site folder. Without either, unsigned revisions are accepted, and the log
-   * says so. A keys file with an error stops the start: trusting fewer keys than configured would
-   * be a surprise.
+   * keys.yaml} in the site folder. Without either, every pushed revision is rejected unless the
+   * site allows unsigned ones; the log says which. A keys file with an error stops the start:
+   * trusting fewer keys than configured would be a surprise.
    */
   static Optional<RevisionKeys> trustedKeys(Optional<Path> keysFile, Site site, Topics topics) {
     Optional<Path> file =
         keysFile
             .filter(f -> !f.toString().isBlank())
             .or(() -> Optional.of(site.dir().resolve("keys.yaml")).filter(Files::exists));
+    boolean allowUnsigned = site.basis().settings().allowUnsignedRevisions();
     if (file.isEmpty()) {
-      LOG.warnf(
-          "SEN-030 no trusted keys (sentinel.ruleset.keys-file, or keys.yaml in the site folder):"
-              + " UNSIGNED rule-set revisions on %s are accepted",
-          topics.ruleset());
+      if (allowUnsigned) {
+        LOG.warnf(
+            "SEN-030 no trusted keys (sentinel.ruleset.keys-file, or keys.yaml in the site"
+                + " folder) and allow_unsigned_revisions: true: UNSIGNED rule-set revisions on %s"
+                + " are accepted; a change to an interlock or safety rule is rejected (it cannot"
+                + " be reviewed without keys)",
+            topics.ruleset());
+      } else {
+        LOG.infof(
+            "SEN-029 no trusted keys (sentinel.ruleset.keys-file, or keys.yaml in the site"
+                + " folder): every rule-set revision pushed on %s is rejected (docs/revisions.md:"
+                + " sentinel keygen, keys.yaml; or allow_unsigned_revisions: true in site.yaml)",
+            topics.ruleset());
+      }
       return Optional.empty();
+    }
+    if (allowUnsigned) {
+      LOG.warnf(
+          "SEN-015 allow_unsigned_revisions: true: UNSIGNED rule-set revisions on %s are"
+              + " accepted; a change to an interlock or safety rule needs a review signature",
+          topics.ruleset());
     }
     if (!Files.isRegularFile(file.get())) {
       throw new IllegalStateException(
@@ -92,7 +121,7 @@ final class GatewaySite {
     problems.sorted().forEach(p -> LOG.error(p.format()));
     if (problems.hasErrors()) {
       throw new IllegalStateException(
-          "SEN-034 the trusted keys in " + file.get() + " have errors, listed above");
+          "SEN-016 the trusted keys in " + file.get() + " have errors, listed above");
     }
     LOG.infof(
         "SEN-031 rule-set revisions on %s must be signed by one of %d trusted keys from %s (%d for"

@@ -4,17 +4,15 @@ import io.sentinel.config.SentinelConfig;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.RestartState;
 import io.sentinel.mqtt.Topics;
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionGate;
-import io.sentinel.rule.Site;
-import io.sentinel.store.Journal;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionGate;
+import io.sentinel.site.yaml.Problem;
 import io.sentinel.store.Revisions;
 import io.sentinel.store.Store;
 import io.sentinel.store.StoreConfig;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
@@ -29,9 +27,6 @@ import org.jboss.logging.Logger;
  */
 final class GatewayStore {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
-
-  /** How long a start waits for the last run's spool to reach PostgreSQL before restoring. */
-  private static final Duration SPOOL_DRAIN_AT_START = Duration.ofSeconds(30);
 
   private GatewayStore() {}
 
@@ -62,20 +57,6 @@ final class GatewayStore {
   }
 
   /**
-   * Rows the last run left in the spool (PostgreSQL was away when it stopped) hold its newest point
-   * values, snapshot and latches: they go to PostgreSQL before the last state is read from it.
-   */
-  static void awaitSpoolDrained(Store store) {
-    Journal journal = store.journal();
-    if (journal.degraded() && !journal.drain(SPOOL_DRAIN_AT_START)) {
-      LOG.warnf(
-          "SEN-DB-056 the spool of the last run is not in PostgreSQL after %s: the state restored"
-              + " may be older than the last run's",
-          SPOOL_DRAIN_AT_START);
-    }
-  }
-
-  /**
    * The revision to start from, without waiting for the broker (CONTRACT section 4): the last one
    * pushed, while the site's files are as they were when it was pushed; otherwise the files,
    * recorded as a revision (a new number when they changed). The audit trail and the snapshots name
@@ -83,6 +64,16 @@ final class GatewayStore {
    */
   static RevisionGate.Active startingRevision(
       Store store, Site site, Topics topics, List<Problem> problems, Instant started) {
+    if (store.journal().degraded()) {
+      // PostgreSQL away at start: the interlocks must not wait for it (docs/persistence.md).
+      LOG.warnf(
+          "SEN-DB-058 PostgreSQL is not reached (%s): starting from the site's files, unrecorded"
+              + " (revision 0 in the audit trail until a start that reaches it); a pushed revision"
+              + " retained on the broker arrives again",
+          store.journal().feedError());
+      return new RevisionGate.Active(
+          0, Revisions.hashOf(Revisions.filesOf(site.dir())), site.ruleSet());
+    }
     try {
       Revisions revisions = store.revisions();
       Map<String, String> files = Revisions.filesOf(site.dir());
@@ -114,7 +105,7 @@ final class GatewayStore {
       return new RevisionGate.Active(recorded.revision(), filesHash, site.ruleSet());
     } catch (Exception e) {
       throw new IllegalStateException(
-          "SEN-DB-051 the rule set could not be recorded as a revision: " + e.getMessage(), e);
+          "SEN-DB-059 the rule set could not be recorded as a revision: " + e.getMessage(), e);
     }
   }
 
@@ -139,7 +130,7 @@ final class GatewayStore {
       return kept;
     } catch (Exception e) {
       throw new IllegalStateException(
-          "SEN-DB-051 the last state could not be read from the store: " + e.getMessage(), e);
+          "SEN-DB-060 the last state could not be read from the store: " + e.getMessage(), e);
     }
   }
 }

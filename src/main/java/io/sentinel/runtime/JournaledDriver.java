@@ -13,10 +13,12 @@ import io.sentinel.store.Journal;
 final class JournaledDriver implements Driver {
   private final Driver driver;
   private final Journal journal;
+  private final GatewayMetrics metrics;
 
-  JournaledDriver(Driver driver, Journal journal) {
+  JournaledDriver(Driver driver, Journal journal, GatewayMetrics metrics) {
     this.driver = driver;
     this.journal = journal;
+    this.metrics = metrics;
   }
 
   @Override
@@ -40,6 +42,7 @@ final class JournaledDriver implements Driver {
         command.ruleId().orElse(null),
         command.at(),
         "sent");
+    metrics.sent(command);
     driver.send(command);
   }
 }

@@ -1,6 +1,5 @@
 package io.sentinel.runtime;
 
-import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import io.sentinel.mqtt.IngestDecoder;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
@@ -11,7 +10,6 @@ import java.time.InstantSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -21,7 +19,7 @@ import org.jboss.logging.Logger;
  * took its samples is durable in the journal; a message with no sample to take (rejected: counted
  * and logged here) at once.
  */
-final class MqttIngest implements Consumer<Mqtt3Publish> {
+final class MqttIngest implements MqttConnection.Inbound {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
 
   private final Topics topics;
@@ -51,27 +49,26 @@ final class MqttIngest implements Consumer<Mqtt3Publish> {
   }
 
   @Override
-  public void accept(Mqtt3Publish publish) {
+  public void message(String topic, byte[] payload, Runnable acknowledge) {
     EngineLoop l = loop.get();
     if (l == null) {
       // Stopping: not acknowledged, so the broker delivers it again to the next session.
       return;
     }
     Instant at = clock.instant();
-    String topic = publish.getTopic().toString();
     if (topic.equals(topics.ruleset())) {
       RulesetTopic r = rulesetTopic.get();
       if (r != null) {
-        r.offer(publish.getPayloadAsBytes());
+        r.offer(payload);
       }
       // At once: the document is retained, and every start subscribes again and gets it again, so
       // holding this acknowledgement over the decision and its database writes protects nothing.
-      publish.acknowledge();
+      acknowledge.run();
       return;
     }
-    IngestDecoder.Decoded decoded = decoder.decode(topic, publish.getPayloadAsBytes(), at);
+    IngestDecoder.Decoded decoded = decoder.decode(topic, payload, at);
     String source = "mqtt:" + topic;
-    l.offer(decoded.samples(), source, decoded.deviceTime(), publish::acknowledge);
+    l.offer(decoded.samples(), source, decoded.deviceTime(), acknowledge);
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());
@@ -92,7 +89,7 @@ final class MqttIngest implements Consumer<Mqtt3Publish> {
     if ((previous == 0 || now - previous > Duration.ofSeconds(10).toNanos())
         && last.compareAndSet(previous, now)) {
       LOG.warnf(
-          "SEN-005 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
+          "SEN-006 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
           r.reason().wireName(), r.topic(), r.message());
     } else {
       LOG.debugf("rejected %s on %s: %s", r.reason().wireName(), r.topic(), r.message());

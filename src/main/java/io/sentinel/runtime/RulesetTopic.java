@@ -4,13 +4,13 @@ import io.sentinel.command.PlaneOutput;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.Problems;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionGate;
-import io.sentinel.rule.RevisionKeys;
 import io.sentinel.rule.RuleChanges;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionCodes;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionGate;
+import io.sentinel.site.yaml.Problem;
+import io.sentinel.site.yaml.Problems;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Revisions;
 import io.sentinel.wire.Payloads;
@@ -47,7 +47,7 @@ final class RulesetTopic implements AutoCloseable {
 
   private final Site.Basis basis;
   private final Topics topics;
-  private final Optional<RevisionKeys> keys;
+  private final RevisionGate.Trust trust;
   private final EngineLoop loop;
   private final MqttConnection mqtt;
   private final PassRecorder recorder;
@@ -70,7 +70,7 @@ final class RulesetTopic implements AutoCloseable {
   RulesetTopic(
       Site.Basis basis,
       Topics topics,
-      Optional<RevisionKeys> keys,
+      RevisionGate.Trust trust,
       RevisionGate.Active active,
       EngineLoop loop,
       MqttConnection mqtt,
@@ -81,7 +81,7 @@ final class RulesetTopic implements AutoCloseable {
       GatewayMetrics metrics) {
     this.basis = basis;
     this.topics = topics;
-    this.keys = keys;
+    this.trust = trust;
     this.active = active;
     this.loop = loop;
     this.mqtt = mqtt;
@@ -117,7 +117,7 @@ final class RulesetTopic implements AutoCloseable {
       // A defect must not take the topic down: the document is refused and said so.
       LOG.errorf(e, "SEN-035 a revision document could not be handled");
       Problems p = new Problems();
-      p.error("REV-099", topics.ruleset(), 0, "", "internal error: " + e);
+      p.error(RevisionCodes.REV_099, topics.ruleset(), 0, "", "internal error: " + e);
       reject(
           new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()), "", text(payload));
     } catch (InterruptedException e) {
@@ -138,7 +138,7 @@ final class RulesetTopic implements AutoCloseable {
     if (payload.length > MAX_BYTES || text.isEmpty()) {
       Problems p = new Problems();
       p.error(
-          payload.length > MAX_BYTES ? "REV-008" : "REV-009",
+          payload.length > MAX_BYTES ? RevisionCodes.REV_008 : RevisionCodes.REV_009,
           file,
           0,
           "",
@@ -152,7 +152,7 @@ final class RulesetTopic implements AutoCloseable {
     } else {
       RevisionDocument.Checked checked =
           RevisionDocument.check(file, text.get(), basis, topics.site());
-      verdict = RevisionGate.decide(checked, active, keys, file);
+      verdict = RevisionGate.decide(checked, active, trust, file);
       hash = checked.canonicalBody().isEmpty() ? "" : checked.contentHash();
       if (verdict instanceof RevisionGate.Accept a) {
         activate(a, text.get());
@@ -169,6 +169,7 @@ final class RulesetTopic implements AutoCloseable {
             "active",
             hash,
             List.of(),
+            Optional.empty(),
             Optional.empty(),
             Optional.empty());
       }
@@ -198,6 +199,7 @@ final class RulesetTopic implements AutoCloseable {
     detail.put("previous_revision", active.revision());
     detail.put("content_hash", a.contentHash());
     detail.put("signer", a.signer().orElse(null));
+    detail.put("reviewer", a.reviewer().orElse(null));
     detail.put("kept", a.changes().kept());
     detail.put("toggled", a.changes().toggled());
     detail.put("changed", a.changes().changed());
@@ -211,7 +213,12 @@ final class RulesetTopic implements AutoCloseable {
           a.revision());
     } catch (java.util.concurrent.ExecutionException e) {
       Problems p = new Problems();
-      p.error("REV-098", topics.ruleset(), 0, "", "the engine did not take the revision: " + e);
+      p.error(
+          RevisionCodes.REV_098,
+          topics.ruleset(),
+          0,
+          "",
+          "the engine did not take the revision: " + e);
       reject(
           new RevisionGate.Reject(OptionalLong.of(a.revision()), "invalid", p.sorted()),
           a.contentHash(),
@@ -231,7 +238,10 @@ final class RulesetTopic implements AutoCloseable {
     }
     a.warnings().forEach(p -> LOG.warn(p.format()));
     String summary =
-        a.signer().map(s -> "signed by " + s + "; ").orElse("unsigned; ") + a.changes().summary();
+        a.signer().map(s -> "signed by " + s).orElse("unsigned")
+            + a.reviewer().map(r -> ", reviewed by " + r).orElse("")
+            + "; "
+            + a.changes().summary();
     LOG.infof("SEN-038 revision %d active: %s", a.revision(), summary);
     status(
         OptionalLong.of(a.revision()),
@@ -239,6 +249,7 @@ final class RulesetTopic implements AutoCloseable {
         a.contentHash(),
         a.warnings(),
         a.signer(),
+        a.reviewer(),
         Optional.of(a.changes()));
     mqtt.publishRetained(
         topics.status(), Payloads.status("online", Optional.of(a.revision()), started));
@@ -269,11 +280,18 @@ final class RulesetTopic implements AutoCloseable {
           clock.instant());
     } catch (Exception e) {
       LOG.warnf(
-          "SEN-DB-058 %s was rejected but the rejection is not recorded in ruleset_rejections (%s):"
+          "SEN-DB-006 %s was rejected but the rejection is not recorded in ruleset_rejections (%s):"
               + " the status topic and the control events still say it",
           which, e.getMessage());
     }
-    status(r.revision(), "rejected", hash, r.problems(), Optional.empty(), Optional.empty());
+    status(
+        r.revision(),
+        "rejected",
+        hash,
+        r.problems(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
     event(
         "ruleset-rejected",
         r.revision().orElse(0),
@@ -286,6 +304,7 @@ final class RulesetTopic implements AutoCloseable {
       String hash,
       List<Problem> problems,
       Optional<String> signer,
+      Optional<String> reviewer,
       Optional<RuleChanges> changes) {
     mqtt.publishRetained(
         topics.rulesetStatus(),
@@ -296,6 +315,7 @@ final class RulesetTopic implements AutoCloseable {
             hash.isEmpty() ? Optional.empty() : Optional.of(hash),
             problems,
             signer,
+            reviewer,
             changes,
             clock.instant()));
     lastStatusHash = hash;

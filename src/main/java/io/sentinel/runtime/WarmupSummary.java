@@ -39,7 +39,7 @@ final class WarmupSummary {
                       ControlEvent::message, LinkedHashMap::new, Collectors.counting()));
       lines.add(
           String.format(
-              "SEN-007 %d rules left warmup (%s ... %s, %d-%d of %d in this pass): %s",
+              "SEN-018 %d rules left warmup (%s ... %s, %d-%d of %d in this pass): %s",
               chunk.size(),
               chunk.get(0).subject(),
               chunk.get(chunk.size() - 1).subject(),

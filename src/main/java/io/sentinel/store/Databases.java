@@ -47,6 +47,10 @@ public final class Databases implements AutoCloseable {
     return pool;
   }
 
+  public Anchors anchors() {
+    return new Anchors(pool, Store.READ_TIMEOUT);
+  }
+
   public History history() {
     return new History(pool, Store.READ_TIMEOUT);
   }

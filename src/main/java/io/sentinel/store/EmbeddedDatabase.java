@@ -61,6 +61,13 @@ public final class EmbeddedDatabase implements AutoCloseable {
   public static EmbeddedDatabase start(
       Path dataDir, Path binariesDir, boolean keepData, int port, boolean stopAtJvmExit)
       throws IOException {
+    // A native image is the Pi's gateway, which uses a real server (docs/native.md). The property
+    // is the one GraalVM's ImageInfo reads; its SDK is not on our class path.
+    if ("runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
+      throw new IllegalStateException(
+          "the native image has no embedded PostgreSQL: set SENTINEL_DB_URL to a running one"
+              + " (docs/native.md)");
+    }
     Files.createDirectories(dataDir);
     Files.createDirectories(binariesDir);
     stopOrphan(dataDir);

@@ -107,6 +107,11 @@ public final class History {
         .toList();
   }
 
+  /** The operator page's reads: trends, latest events and audit records, rule reasons. */
+  public Trends trends() {
+    return new Trends(pool, db);
+  }
+
   /** Every audit record in chain order, as canonical NDJSON lines with their seq. */
   public void audit(Consumer<AuditLine> each) throws RowWriter.WriteFailed {
     audit(AuditPage.ALL, each);

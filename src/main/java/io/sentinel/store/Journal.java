@@ -6,74 +6,88 @@ import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.SelfPoint;
 import io.sentinel.passlog.PassRecord;
 import io.sentinel.point.Value;
+import io.sentinel.store.wal.GroupCommit;
+import io.sentinel.store.wal.Position;
+import io.sentinel.store.wal.SegmentLog;
+import io.sentinel.store.wal.TornTail;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Row;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.jboss.logging.Logger;
 
 /**
- * The log's way in. {@link #offer} never blocks: it numbers what it is given and puts it on a
- * bounded queue. The journal's own thread batches the queue into PostgreSQL (one transaction, one
- * statement per table); when PostgreSQL fails or is slow, rows go to the on-disk {@link Spool}, in
- * order, and from there to PostgreSQL once it answers again, before anything newer. When the queue
- * or the spool is full the journal says so loudly (a control event and the self point {@code
- * journal.overflow}, through {@link Alarms}, and a {@code journal-lost} event in the log once there
- * is room) and counts what it could not keep; it never drops anything quietly.
+ * The log's way in, and its durable point: a local write-ahead journal (docs/persistence.md, ADR
+ * 0008). {@link #offer} never blocks: it numbers what it is given and puts it on a bounded queue.
+ * The journal's writer turns each offer into one record (its rows, the audit entries sealed into
+ * the chain) in the segment files on the gateway's own disk; one {@code fdatasync} per batch makes
+ * them durable ({@link #durableSeq()}, what an MQTT acknowledgement waits for). A feeder writes the
+ * synced records to PostgreSQL asynchronously, in order, in large batches, and deletes the segments
+ * PostgreSQL has; while PostgreSQL is away the journal holds them (degraded, retried with backoff).
+ * A row PostgreSQL refuses is set aside in {@code dead_letters} and the rest flows on.
+ *
+ * <p>Never a silent drop: at the disk bound the writer waits (so acknowledgements stop and the
+ * broker holds the backlog) with the event {@code journal-full} and the self point {@code
+ * journal.full}; only if the queue in memory fills too are records counted lost ({@code
+ * journal-overflow}, then {@code journal-lost} with the count).
  */
 public final class Journal implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Journal.class);
 
   /**
-   * @param queueCapacity passes (and other offers) waiting for the writer
-   * @param batchRows rows per transaction at most
-   * @param spoolMaxBytes the spool's bound on disk
-   * @param writeTimeout a batch PostgreSQL has not committed within this goes to the spool
-   * @param retryEvery how often a failed PostgreSQL is tried again
+   * @param queueCapacity offers waiting for the writer
+   * @param batchRows rows per PostgreSQL transaction at most
+   * @param dir the journal's folder (never inside a site folder)
+   * @param maxBytes the journal's bound on disk
+   * @param segmentBytes one segment file's size (kept at most a quarter of the bound)
+   * @param writeTimeout a PostgreSQL batch not committed within this is retried
+   * @param retryEvery the first wait before PostgreSQL is tried again; doubled up to {@code
+   *     retryMax}
    * @param retention observation partitions older than this are dropped
    */
   public record Settings(
       int queueCapacity,
       int batchRows,
-      Path spoolDir,
-      long spoolMaxBytes,
+      Path dir,
+      long maxBytes,
       long segmentBytes,
       Duration writeTimeout,
       Duration retryEvery,
+      Duration retryMax,
       Duration retention) {
-    public static Settings defaults(Path spoolDir) {
+    public static Settings defaults(Path dir) {
       return new Settings(
           20_000,
           5_000,
-          spoolDir,
-          256L << 20,
-          16L << 20,
+          dir,
+          1024L << 20,
+          64L << 20,
           Duration.ofSeconds(5),
-          Duration.ofSeconds(1),
+          Duration.ofMillis(500),
+          Duration.ofSeconds(10),
           Duration.ofDays(30));
     }
 
-    public Settings withSpool(long maxBytes, long segmentBytes) {
+    public Settings withBound(long maxBytes, long segmentBytes) {
       return new Settings(
           queueCapacity,
           batchRows,
-          spoolDir,
+          dir,
           maxBytes,
           segmentBytes,
           writeTimeout,
           retryEvery,
+          retryMax,
           retention);
     }
 
@@ -81,11 +95,25 @@ public final class Journal implements AutoCloseable {
       return new Settings(
           capacity,
           batchRows,
-          spoolDir,
-          spoolMaxBytes,
+          dir,
+          maxBytes,
           segmentBytes,
           writeTimeout,
           retryEvery,
+          retryMax,
+          retention);
+    }
+
+    public Settings withRetry(Duration every, Duration max) {
+      return new Settings(
+          queueCapacity,
+          batchRows,
+          dir,
+          maxBytes,
+          segmentBytes,
+          writeTimeout,
+          every,
+          max,
           retention);
     }
   }
@@ -98,17 +126,30 @@ public final class Journal implements AutoCloseable {
     void raised(ControlEvent event, SelfPoint selfPoint);
   }
 
-  /** Counters, for metrics and tests. */
+  /**
+   * Counters, for metrics and tests: offers taken, rows PostgreSQL committed, records counted lost,
+   * the durable mark, whether PostgreSQL is behind, the journal's bytes and segments on disk, its
+   * syncs (count, total and longest seconds), rows set aside, PostgreSQL's batches (count, total
+   * seconds) and how long it has been behind.
+   */
   public record Stats(
       long offered,
       long written,
-      long spooled,
       long lost,
       long durableSeq,
       boolean degraded,
-      long spoolBytes) {}
+      long bytes,
+      int segments,
+      long syncs,
+      double syncSeconds,
+      double maxSyncSeconds,
+      long records,
+      long deadLetters,
+      long feedBatches,
+      double feedSeconds,
+      double feedLagSeconds) {}
 
-  private sealed interface Item {
+  sealed interface Item {
     long lastSeq();
   }
 
@@ -119,122 +160,125 @@ public final class Journal implements AutoCloseable {
     }
   }
 
-  private record RowsItem(List<io.sentinel.store.Row> rows, List<AuditEntry> audit, long lastSeq)
-      implements Item {}
+  private record RowsItem(List<Row> rows, List<AuditEntry> audit, long lastSeq) implements Item {}
 
   private final BlockingQueue<Item> queue;
   private final Settings settings;
-  private final RowWriter writer;
-  private final Pool pool;
-  private final Spool spool;
+  private final SegmentLog log;
+  private final GroupCommit<Item> commit;
+  private final Feeder feeder;
   private final Alarms alarms;
   private final InstantSource clock;
   private final AuditChain chain;
-  private final Thread thread;
+  private final RowCodec codec = new RowCodec();
+  private final Recovered recovered;
   private final AtomicLong nextSeq;
   private volatile long durableSeq;
   private volatile Runnable durableMoved = () -> {};
-
-  /** Offers handled either way: kept (durable) or counted lost; what flush and drain wait for. */
-  private volatile long settledSeq;
-
   private volatile long lastOffered;
-  private volatile boolean running = true;
-  private volatile boolean degraded;
-  private volatile long written;
-  private volatile long spooled;
+  private volatile long diskFailingSince;
+  private volatile boolean full;
   private final AtomicLong lost = new AtomicLong();
   private long lostReported;
   private long offered;
   private boolean overflowing;
-  private Instant nextAttempt = Instant.EPOCH;
-  private LocalDate maintainedFor;
 
   private Journal(
       Pool pool,
       Settings settings,
-      Spool spool,
+      SegmentLog log,
+      Recovered recovered,
+      FedState fed,
+      Optional<Feeder.Migrator> migrator,
       Alarms alarms,
-      InstantSource clock,
-      long lastSeq,
-      AuditChain chain) {
-    this.pool = pool;
+      InstantSource clock) {
     this.settings = settings;
-    this.writer = new RowWriter(pool, settings.writeTimeout());
-    this.spool = spool;
+    this.log = log;
+    this.recovered = recovered;
     this.alarms = alarms;
     this.clock = clock;
-    this.chain = chain;
+    this.chain = new AuditChain(recovered.auditSeq(), recovered.auditHead());
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
-    this.nextSeq = new AtomicLong(lastSeq + 1);
-    this.durableSeq = lastSeq;
-    this.settledSeq = lastSeq;
-    this.lastOffered = lastSeq;
-    this.degraded = !spool.isEmpty();
-    this.thread = new Thread(this::run, "sentinel-journal");
-    thread.setDaemon(true);
+    this.nextSeq = new AtomicLong(recovered.lastSeq() + 1);
+    this.durableSeq = recovered.lastSeq();
+    this.lastOffered = recovered.lastSeq();
+    this.commit =
+        new GroupCommit<>(
+            log,
+            queue,
+            new GroupCommit.Encoder<>() {
+              @Override
+              public GroupCommit.Encoded encode(Item item) {
+                List<Row> rows = rowsOf(item);
+                if (rows.isEmpty()) {
+                  return GroupCommit.Encoded.NONE;
+                }
+                return new GroupCommit.Encoded(codec.encode(rows), codec.length());
+              }
+
+              @Override
+              public long mark(Item item) {
+                return item.lastSeq();
+              }
+            },
+            settings.maxBytes(),
+            4096,
+            new DiskListener(),
+            "sentinel-journal");
+    this.feeder =
+        new Feeder(log, commit::durableEnd, pool, settings, fed, migrator, new FeedEvents(), clock);
+  }
+
+  /** Opens the journal on a migrated database (tests, tools). */
+  public static Journal open(Pool pool, Settings settings, Alarms alarms, InstantSource clock)
+      throws IOException {
+    return open(pool, settings, alarms, clock, Optional.empty());
   }
 
   /**
-   * Opens the journal on a migrated database: learns the last sequence number and the audit chain's
-   * head (from the database, and from rows still in the spool), then starts its thread. If
-   * PostgreSQL does not answer, the journal opens anyway from what the spool knows and writes
-   * there.
+   * Opens the journal: recovers its folder (every complete record kept, a torn tail cut and named),
+   * learns where the log ends (the folder, else PostgreSQL, else the clock) and starts its threads.
+   * PostgreSQL need not answer: {@code migrator} (empty: the schema is migrated) runs in the feeder
+   * before its first batch, retried until it works.
    */
-  public static Journal open(Pool pool, Settings settings, Alarms alarms, InstantSource clock)
+  static Journal open(
+      Pool pool,
+      Settings settings,
+      Alarms alarms,
+      InstantSource clock,
+      Optional<Feeder.Migrator> migrator)
       throws IOException {
-    Spool spool = new Spool(settings.spoolDir(), settings.spoolMaxBytes(), settings.segmentBytes());
-    long lastSeq = 0;
-    long auditSeq = 0;
-    String auditHead = io.sentinel.audit.AuditRecord.GENESIS;
-    RowWriter probe = new RowWriter(pool, settings.writeTimeout());
-    try {
-      Row r =
-          probe
-              .await(
-                  pool.query(
-                          "SELECT greatest((SELECT max(seq) FROM observations),"
-                              + " (SELECT max(seq) FROM claim_changes), (SELECT max(seq) FROM decisions),"
-                              + " (SELECT max(seq) FROM actions), (SELECT max(seq) FROM firings),"
-                              + " (SELECT max(seq) FROM control_events), (SELECT max(seq) FROM commands),"
-                              + " (SELECT max(seq) FROM command_states),"
-                              + " (SELECT max(seq) FROM derived_snapshots)) AS last,"
-                              + " (SELECT max(seq) FROM audit_log) AS audit_seq,"
-                              + " (SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1) AS audit_head")
-                      .execute())
-              .iterator()
-              .next();
-      lastSeq = r.getLong("last") == null ? 0 : r.getLong("last");
-      if (r.getLong("audit_seq") != null) {
-        auditSeq = r.getLong("audit_seq");
-        auditHead = r.getString("audit_head");
-      }
-    } catch (RowWriter.WriteFailed e) {
-      if (spool.isEmpty()) {
-        throw new IOException(
-            "SEN-DB-010 PostgreSQL does not answer and the spool is empty: the journal cannot know"
-                + " where the log ends ("
-                + e.getMessage()
-                + ")",
-            e);
-      }
+    Settings s =
+        settings.withBound(
+            settings.maxBytes(),
+            Math.max(4096, Math.min(settings.segmentBytes(), settings.maxBytes() / 4)));
+    SegmentLog log = SegmentLog.open(s.dir(), s.segmentBytes());
+    for (TornTail t : log.tornTails()) {
       LOG.warnf(
-          "SEN-DB-011 PostgreSQL does not answer (%s); continuing from the spool", e.getMessage());
+          "SEN-DB-061 the journal was cut at %s: every complete record before it is kept (a record"
+              + " cut by a crash was never synced, so never acknowledged)",
+          t);
     }
-    for (io.sentinel.store.Row row : spool.pending()) {
-      if (row.table() == Table.AUDIT_LOG) {
-        if (row.seq() > auditSeq) {
-          auditSeq = row.seq();
-          auditHead = row.value("hash");
-        }
-      } else {
-        lastSeq = Math.max(lastSeq, row.seq());
-      }
+    Optional<FedState> fed = FedState.read(s.dir());
+    Position from = fed.map(FedState::position).orElse(log.first());
+    if (from.before(log.first())) {
+      from = log.first();
     }
-    Journal j =
-        new Journal(
-            pool, settings, spool, alarms, clock, lastSeq, new AuditChain(auditSeq, auditHead));
-    j.thread.start();
+    Recovered r = Recovered.scan(log, from, fed);
+    FedState start = fed.orElse(FedState.none(from));
+    if (fed.isEmpty() && r.records() == 0) {
+      r = r.fromDatabase(pool, s.writeTimeout(), migrator.orElse(() -> {}), clock);
+      start = new FedState(from, r.lastSeq(), r.auditSeq(), r.auditHead());
+    }
+    if (r.records() > 0) {
+      LOG.infof(
+          "SEN-DB-062 the journal in %s holds %d records PostgreSQL has not taken yet (up to seq"
+              + " %d): they go first",
+          s.dir(), r.records(), r.lastSeq());
+    }
+    Journal j = new Journal(pool, s, log, r, start, migrator, alarms, clock);
+    j.commit.start();
+    j.feeder.start();
     return j;
   }
 
@@ -317,11 +361,6 @@ public final class Journal implements AutoCloseable {
     return enqueue(new RowsItem(List.of(history), List.of(), seq), 1);
   }
 
-  /** A sequence number for the journal's own event, taken under the lock offers take. */
-  private synchronized long ownSeq() {
-    return nextSeq.getAndIncrement();
-  }
-
   private long enqueue(Item item, int seqs) {
     offered++;
     if (!queue.offer(item)) {
@@ -331,32 +370,29 @@ public final class Journal implements AutoCloseable {
     }
     nextSeq.addAndGet(seqs);
     lastOffered = item.lastSeq();
+    settleIfRoom();
     return item.lastSeq();
   }
 
-  /** Everything up to this sequence number is in PostgreSQL or forced to the spool on disk. */
+  /** After an overflow, once the queue is half empty: the loss goes into the log, counted. */
+  private synchronized void settleIfRoom() {
+    if (overflowing && queue.remainingCapacity() > settings.queueCapacity() / 2) {
+      settle();
+    }
+  }
+
+  /** Everything up to this sequence number is synced to the journal on disk. */
   public long durableSeq() {
     return durableSeq;
   }
 
   /**
-   * {@code moved} runs on the journal's thread each time {@link #durableSeq()} has moved; it must
-   * return at once (the gateway hands it to the engine's context to acknowledge MQTT messages).
+   * {@code moved} runs on the journal's syncing thread each time {@link #durableSeq()} has moved;
+   * it must return at once (the gateway hands it to the engine's context to acknowledge MQTT
+   * messages).
    */
   public void onDurable(Runnable moved) {
     this.durableMoved = moved;
-  }
-
-  private void markDurable(long seq) {
-    if (seq > durableSeq) {
-      durableSeq = seq;
-      try {
-        durableMoved.run();
-      } catch (RuntimeException e) {
-        // The mark itself has moved; whoever waits for it also checks it after each pass.
-        LOG.debugf("durable mark listener failed: %s", e.getMessage());
-      }
-    }
   }
 
   /** Offers waiting for the writer (a load generator keeps below the capacity with it). */
@@ -364,227 +400,237 @@ public final class Journal implements AutoCloseable {
     return queue.size();
   }
 
-  /** Whether PostgreSQL is behind (rows are going to the spool). */
+  /** Whether PostgreSQL is behind: away, or not yet reached since start. */
   public boolean degraded() {
-    return degraded;
+    return feeder.degraded();
+  }
+
+  /** Why PostgreSQL last failed to take a batch (empty once it takes them). */
+  public String feedError() {
+    String e = feeder.lastError();
+    return e.isEmpty() && feeder.degraded() ? "not reached since the start" : e;
+  }
+
+  /**
+   * The journal cannot move: its disk has failed for a minute, or PostgreSQL answers and refuses to
+   * take anything for a minute. (PostgreSQL merely away is {@link #degraded()}: the journal holds.)
+   */
+  public boolean stuck() {
+    long since = diskFailingSince;
+    return since != 0 && System.nanoTime() - since > TimeUnit.MINUTES.toNanos(1) || feeder.stuck();
+  }
+
+  /** At its bound on disk: the writer waits and acknowledgements stop. */
+  public boolean full() {
+    return full;
+  }
+
+  /** The folder's segments and what recovery cut. */
+  public List<TornTail> tornTails() {
+    return log.tornTails();
+  }
+
+  /**
+   * The latest of the state rows (point values, cooldowns, snapshot) in the records PostgreSQL had
+   * not taken at open: a restart restores from PostgreSQL and then from these.
+   */
+  List<Row> unfedState() {
+    return recovered.state();
   }
 
   public Stats stats() {
-    return new Stats(offered, written, spooled, lost.get(), durableSeq, degraded, spool.bytes());
+    GroupCommit.Stats c = commit.stats();
+    return new Stats(
+        offered,
+        feeder.written(),
+        lost.get(),
+        durableSeq,
+        feeder.degraded(),
+        log.bytes(),
+        log.segmentCount(),
+        c.syncs(),
+        c.syncNanos() / 1e9,
+        c.maxSyncNanos() / 1e9,
+        c.records(),
+        feeder.deadLettered(),
+        feeder.batches(),
+        feeder.batchNanos() / 1e9,
+        feeder.lag().toNanos() / 1e9);
   }
 
-  /** Waits until everything offered so far is durable (or counted lost); false on timeout. */
+  /** Waits until everything offered so far is synced to the journal; false on timeout. */
   public boolean flush(Duration timeout) {
     long target = lastOffered;
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (settledSeq < target && System.nanoTime() < deadline) {
-      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    while (durableSeq < target && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
     }
-    return settledSeq >= target;
+    return durableSeq >= target;
   }
 
-  /** Waits until the spool is drained into PostgreSQL too; false on timeout. */
+  /** Waits until PostgreSQL has everything offered so far too; false on timeout. */
   public boolean drain(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while ((degraded || !queue.isEmpty() || settledSeq < lastOffered)
-        && System.nanoTime() < deadline) {
-      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    if (!flush(timeout)) {
+      return false;
     }
-    return !degraded && settledSeq >= lastOffered;
+    while (!(feeder.caughtUp() && !feeder.degraded() && durableSeq >= lastOffered)
+        && System.nanoTime() < deadline) {
+      feeder.nudge();
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+    return feeder.caughtUp() && !feeder.degraded() && durableSeq >= lastOffered;
   }
 
+  /**
+   * Syncs what is queued, gives PostgreSQL a moment to take it (when it answers), and stops. What
+   * PostgreSQL has not taken stays in the folder for the next start.
+   */
   @Override
   public void close() {
-    flush(settings.writeTimeout().multipliedBy(2));
-    running = false;
-    thread.interrupt();
+    flush(settings.writeTimeout());
+    commit.close();
+    if (!feeder.degraded()) {
+      drain(settings.writeTimeout());
+    }
+    feeder.close(settings.writeTimeout().multipliedBy(2));
     try {
-      thread.join(settings.writeTimeout().multipliedBy(2).toMillis());
-      spool.close();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      log.close();
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      LOG.errorf("SEN-DB-001 the journal did not close cleanly: %s", e.getMessage());
     }
   }
 
-  private void run() {
-    List<Item> items = new ArrayList<>();
-    while (running || !queue.isEmpty()) {
-      try {
-        Item first = queue.poll(100, TimeUnit.MILLISECONDS);
-        if (first != null) {
-          items.add(first);
-          queue.drainTo(items, Math.max(1, settings.batchRows() / 4));
-          handle(rowsOf(items));
-          items.clear();
+  /** On the writer's thread: an offer's rows, the audit chain sealed in the order they are kept. */
+  private List<Row> rowsOf(Item item) {
+    List<Row> rows;
+    List<AuditEntry> audit;
+    if (item instanceof PassItem p) {
+      rows = Rows.of(p.pass(), p.firstSeq());
+      audit = p.audit();
+    } else {
+      RowsItem r = (RowsItem) item;
+      rows = r.rows();
+      audit = r.audit();
+    }
+    if (audit.isEmpty()) {
+      return rows;
+    }
+    List<Row> all = new ArrayList<>(rows);
+    audit.forEach(e -> all.add(Rows.audit(chain.append(e))));
+    return all;
+  }
+
+  private final class DiskListener implements GroupCommit.Listener {
+    private long lastFailureLog;
+
+    @Override
+    public void durable(long mark, Position end) {
+      diskFailingSince = 0;
+      settleIfRoom();
+      if (mark > durableSeq) {
+        durableSeq = mark;
+        try {
+          durableMoved.run();
+        } catch (RuntimeException e) {
+          // The mark itself has moved; whoever waits for it also checks it after each pass.
+          LOG.debugf("durable mark listener failed: %s", e.getMessage());
         }
-        if (degraded || !spool.isEmpty()) {
-          drainSpool();
-        } else {
-          maintain();
-        }
-      } catch (InterruptedException e) {
-        if (!running) {
-          // Closing: take what is still queued before leaving.
-          queue.drainTo(items);
-          try {
-            handle(rowsOf(items));
-          } catch (RuntimeException | IOException ex) {
-            LOG.errorf(ex, "SEN-DB-020 journal rows not kept at close");
-          }
-          return;
-        }
-      } catch (IOException | RuntimeException e) {
-        // A defect or a full disk must not stop the log: say it, and go on with the next batch.
-        LOG.errorf(e, "SEN-DB-021 journal batch failed");
       }
+      feeder.nudge();
     }
-  }
 
-  private List<io.sentinel.store.Row> rowsOf(List<Item> items) {
-    List<io.sentinel.store.Row> rows = new ArrayList<>();
-    for (Item item : items) {
-      List<AuditEntry> audit;
-      if (item instanceof PassItem p) {
-        rows.addAll(Rows.of(p.pass(), p.firstSeq()));
-        audit = p.audit();
+    @Override
+    public void full(boolean isFull, long bytes, long maxBytes) {
+      full = isFull;
+      Instant now = clock.instant();
+      String message =
+          isFull
+              ? "the journal is at its bound ("
+                  + bytes
+                  + " of "
+                  + maxBytes
+                  + " bytes on disk, PostgreSQL behind: "
+                  + feeder.lastError()
+                  + "): passes wait in memory and MQTT messages are not acknowledged, so the"
+                  + " broker holds the backlog"
+              : "the journal has room again (" + bytes + " of " + maxBytes + " bytes)";
+      if (isFull) {
+        LOG.errorf("SEN-DB-064 %s", message);
       } else {
-        RowsItem r = (RowsItem) item;
-        rows.addAll(r.rows());
-        audit = r.audit();
+        LOG.infof("SEN-DB-065 %s", message);
       }
-      // The chain is sealed here, in the order rows are kept, before they go anywhere.
-      audit.forEach(e -> rows.add(Rows.audit(chain.append(e))));
+      ControlEvent e =
+          new ControlEvent(isFull ? "journal-full" : "journal-room", "journal", message, now);
+      alarms.raised(e, new SelfPoint("journal.full", Value.of(isFull), now));
+      offerEvent(e);
     }
-    return rows;
-  }
 
-  private void handle(List<io.sentinel.store.Row> rows) throws IOException {
-    handle(rows, true);
-  }
-
-  /**
-   * Rows of offers, in the order they were offered (so their highest number is the durable mark
-   * once they are kept), or the journal's own event ({@code marks} false).
-   */
-  private void handle(List<io.sentinel.store.Row> rows, boolean marks) throws IOException {
-    if (rows.isEmpty()) {
-      return;
-    }
-    if (!degraded && spool.isEmpty()) {
-      try {
-        writer.write(rows);
-        written += rows.size();
-        if (marks) {
-          markDurable(maxSeq(rows));
-          settledSeq = Math.max(settledSeq, durableSeq);
-        }
-        return;
-      } catch (RowWriter.WriteFailed e) {
-        degrade(e.getMessage());
+    @Override
+    public void failed(IOException e) {
+      if (diskFailingSince == 0) {
+        diskFailingSince = System.nanoTime();
+      }
+      long now = System.nanoTime();
+      if (now - lastFailureLog > TimeUnit.SECONDS.toNanos(10)) {
+        lastFailureLog = now;
+        LOG.errorf(
+            "SEN-DB-066 the journal cannot write to %s (%s): retried every second; nothing is"
+                + " acknowledged meanwhile",
+            log.dir(), e.getMessage());
       }
     }
-    toSpool(rows, marks);
   }
 
-  private void toSpool(List<io.sentinel.store.Row> rows, boolean marks) throws IOException {
-    int taken = spool.append(rows);
-    spooled += taken;
-    if (taken > 0 && marks) {
-      markDurable(maxSeq(rows.subList(0, taken)));
-    }
-    if (marks) {
-      settledSeq = Math.max(settledSeq, maxSeq(rows));
-    }
-    if (taken < rows.size()) {
-      long n = lost.addAndGet(rows.size() - taken);
-      overflow(
-          "the spool is full ("
-              + spool.bytes()
-              + " of "
-              + settings.spoolMaxBytes()
-              + " bytes) while PostgreSQL is away",
-          n);
-    } else if (overflowing && spool.bytes() < settings.spoolMaxBytes() / 2) {
-      settle();
-    }
-  }
+  private final class FeedEvents implements Feeder.Events {
+    private long lastDeadLetterLog;
 
-  private void drainSpool() throws IOException {
-    Instant now = clock.instant();
-    if (now.isBefore(nextAttempt)) {
-      return;
+    @Override
+    public void degraded(String why) {
+      Instant now = clock.instant();
+      String message =
+          "PostgreSQL does not take the journal's batches ("
+              + DeadLetters.printable(why)
+              + "): the local journal holds them and PostgreSQL catches up when it answers";
+      ControlEvent e = new ControlEvent("journal-degraded", "journal", message, now);
+      alarms.raised(e, new SelfPoint("journal.degraded", Value.TRUE, now));
+      offerEvent(e);
     }
-    Spool.Batch batch = spool.peek(settings.batchRows());
-    if (batch.rows().isEmpty()) {
-      spool.advance(batch);
-      recover();
-      return;
+
+    @Override
+    public void recovered() {
+      Instant now = clock.instant();
+      ControlEvent e =
+          new ControlEvent(
+              "journal-recovered",
+              "journal",
+              "PostgreSQL takes the journal's batches again: it catches up in order",
+              now);
+      alarms.raised(e, new SelfPoint("journal.degraded", Value.FALSE, now));
+      offerEvent(e);
     }
-    try {
-      writer.write(batch.rows());
-      spool.advance(batch);
-      written += batch.rows().size();
-      if (spool.isEmpty()) {
-        recover();
+
+    @Override
+    public void deadLettered(Row row, String reason) {
+      Instant now = clock.instant();
+      String message =
+          "PostgreSQL refused a "
+              + row.table().name
+              + " row (seq "
+              + row.seq()
+              + "): "
+              + DeadLetters.printable(reason)
+              + "; set aside in dead_letters, the rest flows on";
+      long t = System.nanoTime();
+      if (t - lastDeadLetterLog > TimeUnit.SECONDS.toNanos(10)) {
+        lastDeadLetterLog = t;
+        LOG.warnf("SEN-DB-067 %s (counted in sentinel_journal_dead_letters_total)", message);
       }
-    } catch (RowWriter.WriteFailed e) {
-      nextAttempt = now.plus(settings.retryEvery());
-      LOG.debugf("spool drain waits: %s", e.getMessage());
+      ControlEvent e = new ControlEvent("journal-dead-letter", "journal", message, now);
+      alarms.raised(
+          e, new SelfPoint("journal.dead_letters", Value.of((double) feeder.deadLettered()), now));
+      offerEvent(e);
     }
-  }
-
-  private void degrade(String why) throws IOException {
-    degraded = true;
-    Instant now = clock.instant();
-    nextAttempt = now.plus(settings.retryEvery());
-    String message = "PostgreSQL did not take a batch (" + why + "): rows go to the spool on disk";
-    LOG.warnf("SEN-DB-030 %s", message);
-    ControlEvent e = new ControlEvent("journal-degraded", "journal", message, now);
-    alarms.raised(e, new SelfPoint("journal.degraded", Value.TRUE, now));
-    spoolOwn(e);
-  }
-
-  /**
-   * The spool is drained: the journal's recovery (and any loss it counted) is written first, and
-   * only then does it say it has recovered, so whoever waits for {@link #drain} finds them logged.
-   */
-  private void recover() throws IOException {
-    if (!degraded) {
-      return;
-    }
-    Instant now = clock.instant();
-    String message = "PostgreSQL takes batches again: the spool is drained, in order";
-    ControlEvent e = new ControlEvent("journal-recovered", "journal", message, now);
-    List<io.sentinel.store.Row> own = new ArrayList<>();
-    own.add(Rows.event(ownSeq(), e));
-    if (overflowing) {
-      own.add(Rows.event(ownSeq(), settled()));
-    }
-    try {
-      writer.write(own);
-    } catch (RowWriter.WriteFailed failed) {
-      spool.append(own);
-      nextAttempt = now.plus(settings.retryEvery());
-      return;
-    }
-    LOG.infof("SEN-DB-031 %s", message);
-    alarms.raised(e, new SelfPoint("journal.degraded", Value.FALSE, now));
-    degraded = false;
-  }
-
-  /** The journal's own event goes the way of the rows around it, so the log keeps its order. */
-  private void spoolOwn(ControlEvent e) throws IOException {
-    toSpool(List.of(Rows.event(ownSeq(), e)), false);
-  }
-
-  /**
-   * The journal's own event, written like any batch but without moving the durable mark: its number
-   * may lie past offers still queued.
-   */
-  private void handleOwn(io.sentinel.store.Row row) throws IOException {
-    handle(List.of(row), false);
   }
 
   private void overflow(String why, long lostSoFar) {
@@ -601,17 +647,7 @@ public final class Journal implements AutoCloseable {
   }
 
   /** Room again: the loss goes into the log itself, with its count. */
-  private void settle() throws IOException {
-    io.sentinel.store.Row row = Rows.event(ownSeq(), settled());
-    if (degraded || !spool.isEmpty()) {
-      spool.append(List.of(row));
-    } else {
-      handleOwn(row);
-    }
-  }
-
-  /** Ends an overflow: says it, and returns the journal-lost event with the count. */
-  private ControlEvent settled() {
+  private void settle() {
     overflowing = false;
     long n = lost.get() - lostReported;
     lostReported = lost.get();
@@ -620,37 +656,6 @@ public final class Journal implements AutoCloseable {
     LOG.warnf("SEN-DB-033 %s", message);
     ControlEvent e = new ControlEvent("journal-lost", "journal", message, now);
     alarms.raised(e, new SelfPoint("journal.overflow", Value.FALSE, now));
-    return e;
-  }
-
-  /** Daily: partitions for the days ahead, and retention. Only while PostgreSQL answers. */
-  private void maintain() {
-    LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
-    if (today.equals(maintainedFor)) {
-      return;
-    }
-    try {
-      writer.await(
-          pool.preparedQuery(
-                  "SELECT sentinel_observation_partitions($1::text::date, 4),"
-                      + " sentinel_drop_observations_before($2::text::date)")
-              .execute(
-                  io.vertx.sqlclient.Tuple.of(
-                      today.minusDays(1).toString(),
-                      today.minusDays(Math.max(1, settings.retention().toDays())).toString())));
-      maintainedFor = today;
-    } catch (RowWriter.WriteFailed e) {
-      LOG.debugf("partition maintenance waits: %s", e.getMessage());
-    }
-  }
-
-  private static long maxSeq(List<io.sentinel.store.Row> rows) {
-    long m = Long.MIN_VALUE;
-    for (io.sentinel.store.Row r : rows) {
-      if (r.table() != Table.AUDIT_LOG) {
-        m = Math.max(m, r.seq());
-      }
-    }
-    return m;
+    offerEvent(e);
   }
 }

@@ -25,11 +25,11 @@ public final class Migrations {
     MigrateResult result = flyway.migrate();
     for (MigrateOutput m : result.migrations) {
       LOG.debugf(
-          "SEN-DB-057 migrated %s to version %s (%s) in %d ms",
+          "SEN-DB-068 migrated %s to version %s (%s) in %d ms",
           db.database(), m.version, m.description, m.executionTime);
     }
     LOG.debugf(
-        "SEN-DB-058 schema of %s at version %s (%d migrations applied now)",
+        "SEN-DB-069 schema of %s at version %s (%d migrations applied now)",
         db.database(),
         java.util.Objects.requireNonNullElse(
             result.targetSchemaVersion, result.initialSchemaVersion),

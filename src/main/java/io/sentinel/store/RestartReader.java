@@ -61,6 +61,57 @@ public final class RestartReader {
     return new RestartState(values, snapshot, latched, overrides, cooldowns);
   }
 
+  /**
+   * {@code base} with the journal's newer rows on top (point values and cooldowns by key, the
+   * snapshot whole): the records PostgreSQL had not taken when the gateway stopped.
+   */
+  static RestartState overlaid(RestartState base, List<io.sentinel.store.Row> newer) {
+    if (newer.isEmpty()) {
+      return base;
+    }
+    java.util.Map<String, RestartState.PointValue> byPoint = new java.util.LinkedHashMap<>();
+    base.values().forEach(v -> byPoint.put(v.pointId(), v));
+    java.util.Map<String, RestartState.Cooldown> byAction = new java.util.LinkedHashMap<>();
+    base.cooldowns().forEach(c -> byAction.put(c.ruleId() + "/" + c.actionIndex(), c));
+    Optional<String> snapshot = base.derivedSnapshot();
+    Set<String> latched = base.latchedRules();
+    List<OperatorOverride> kept = base.overrides();
+    for (io.sentinel.store.Row r : newer) {
+      switch (r.table()) {
+        case POINT_VALUES -> {
+          Value v = PassLogJson.value(parse(r.value("value"))).orElse(Value.ABSENT);
+          byPoint.put(
+              r.value("point_id"),
+              new RestartState.PointValue(r.value("point_id"), v, Instant.parse(r.value("since"))));
+        }
+        case ACTION_COOLDOWNS -> {
+          RestartState.Cooldown c =
+              new RestartState.Cooldown(
+                  r.value("rule_id"),
+                  Integer.parseInt(r.value("action_index")),
+                  Instant.parse(r.value("last_fired_at")));
+          byAction.put(c.ruleId() + "/" + c.actionIndex(), c);
+        }
+        case DERIVED_SNAPSHOTS -> {
+          snapshot = Optional.of(r.value("snapshot"));
+          Set<String> l = new TreeSet<>();
+          parse(r.value("latches")).forEach(id -> l.add(id.asText()));
+          latched = l;
+          List<OperatorOverride> o = new ArrayList<>();
+          parse(r.value("overrides")).forEach(n -> o.add(override(n)));
+          kept = o;
+        }
+        default -> {}
+      }
+    }
+    return new RestartState(
+        new ArrayList<>(byPoint.values()),
+        snapshot,
+        latched,
+        kept,
+        new ArrayList<>(byAction.values()));
+  }
+
   /** One element of {@code derived_snapshots.overrides} (see {@code Rows.derivedSnapshot}). */
   private static OperatorOverride override(com.fasterxml.jackson.databind.JsonNode o) {
     return new OperatorOverride(

@@ -94,5 +94,18 @@ final class RowWriter {
     WriteFailed(String message, Throwable cause) {
       super(message, cause);
     }
+
+    /**
+     * PostgreSQL answered and refused what it was given (SQLSTATE class 22 data exception, 23
+     * integrity violation, 54 program limit): a row's fault, not the server's absence. Anything
+     * else (no connection, a timeout, a missing table) is retried as it is.
+     */
+    boolean refused() {
+      if (getCause() instanceof io.vertx.sqlclient.DatabaseException d && d.getSqlState() != null) {
+        String c = d.getSqlState();
+        return c.startsWith("22") || c.startsWith("23") || c.startsWith("54");
+      }
+      return false;
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.sentinel.store;
 
+import io.sentinel.engine.RestartState;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.sqlclient.Pool;
@@ -71,10 +72,21 @@ public final class Store implements AutoCloseable {
           "SEN-DB-003 no sentinel.db.url: embedded PostgreSQL on %s, data in %s",
           url, config.embeddedDataDir());
     }
-    Migrations.migrate(url);
     Optional<Vertx> own = vertx.isPresent() ? Optional.empty() : Optional.of(Vertx.vertx());
     Pool pool = pool(vertx.orElseGet(own::get), url);
-    Journal journal = Journal.open(pool, config.journal(), alarms, clock);
+    // The schema is brought up to date before the first batch, by the journal's feeder: at once
+    // when PostgreSQL answers, retried with backoff when it does not (the gateway runs meanwhile).
+    DbUrl db = url;
+    Optional<Feeder.Migrator> migrate = Optional.of(() -> Migrations.migrate(db));
+    if (answers(pool, Duration.ofSeconds(2))) {
+      try {
+        Migrations.migrate(url);
+        migrate = Optional.empty();
+      } catch (RuntimeException e) {
+        LOG.warnf("SEN-DB-013 the schema could not be migrated yet (%s): retried", e.getMessage());
+      }
+    }
+    Journal journal = Journal.open(pool, config.journal(), alarms, clock, migrate);
     return new Store(url, pool, journal, embedded, own);
   }
 
@@ -98,8 +110,44 @@ public final class Store implements AutoCloseable {
     return new Revisions(pool, READ_TIMEOUT);
   }
 
-  public io.sentinel.engine.RestartState restore() throws RowWriter.WriteFailed {
-    return RestartReader.load(pool, READ_TIMEOUT);
+  public Anchors anchors() {
+    return new Anchors(pool, READ_TIMEOUT);
+  }
+
+  /**
+   * The state a restart takes back: PostgreSQL's, then the journal's records PostgreSQL had not
+   * taken yet on top. PostgreSQL away (or the schema not there yet): the journal's alone, said.
+   */
+  public RestartState restore() {
+    RestartState fromDatabase;
+    if (journal.degraded()) {
+      LOG.warnf(
+          "SEN-DB-004 PostgreSQL is not reached (%s): the last state comes from the local journal"
+              + " alone",
+          journal.feedError());
+      fromDatabase = RestartState.NONE;
+    } else {
+      try {
+        fromDatabase = RestartReader.load(pool, READ_TIMEOUT);
+      } catch (RowWriter.WriteFailed e) {
+        LOG.warnf(
+            "SEN-DB-005 the last state could not be read from PostgreSQL (%s): it comes from the"
+                + " local journal alone",
+            e.getMessage());
+        fromDatabase = RestartState.NONE;
+      }
+    }
+    return RestartReader.overlaid(fromDatabase, journal.unfedState());
+  }
+
+  /** Whether PostgreSQL answers a trivial query within {@code timeout}. */
+  static boolean answers(Pool pool, Duration timeout) {
+    try {
+      new RowWriter(pool, timeout).await(pool.query("SELECT 1").execute());
+      return true;
+    } catch (RowWriter.WriteFailed e) {
+      return false;
+    }
   }
 
   @Override

@@ -17,17 +17,19 @@ public record StoreConfig(
   /** The store's part of the mapping; what is unset there lies under {@code sentinel.home}. */
   public static StoreConfig from(SentinelConfig config) {
     SentinelConfig.Db db = config.db();
+    SentinelConfig.Journal journal = config.journal();
     Path home = config.home();
-    Journal.Settings d = Journal.Settings.defaults(db.spoolDir().orElse(home.resolve("spool")));
+    Journal.Settings d = Journal.Settings.defaults(journal.dir().orElse(home.resolve("journal")));
     Journal.Settings settings =
         new Journal.Settings(
             db.queueCapacity(),
             db.batchRows(),
-            d.spoolDir(),
-            db.spoolMaxMb() << 20,
-            d.segmentBytes(),
+            d.dir(),
+            journal.maxMb() << 20,
+            journal.segmentMb() << 20,
             db.writeTimeout(),
             db.retryEvery(),
+            db.retryMax(),
             db.retention());
     return new StoreConfig(
         db.url().filter(u -> !u.isBlank()),

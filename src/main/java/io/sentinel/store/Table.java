@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * A journal table: its columns with their PostgreSQL types, and how a re-sent row is treated. Rows
- * travel as text (the spool keeps them as text too) and are cast once, in the INSERT.
+ * travel as text (the local journal keeps them as text too) and are cast once, in the INSERT.
  */
 enum Table {
   OBSERVATIONS(

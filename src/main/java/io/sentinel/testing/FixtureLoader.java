@@ -5,11 +5,11 @@ import io.sentinel.point.PointSpec;
 import io.sentinel.point.Quality;
 import io.sentinel.point.SourceRef;
 import io.sentinel.point.Value;
-import io.sentinel.rule.Problems;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.ValueReader;
-import io.sentinel.rule.YamlFile;
-import io.sentinel.rule.YamlFile.Fields;
+import io.sentinel.site.yaml.Problems;
+import io.sentinel.site.yaml.ValueReader;
+import io.sentinel.site.yaml.YamlFile;
+import io.sentinel.site.yaml.YamlFile.Fields;
 import io.sentinel.testing.FixtureCase.Check;
 import io.sentinel.testing.FixtureCase.Given;
 import io.sentinel.testing.FixtureCase.Step;
@@ -76,7 +76,7 @@ public final class FixtureLoader {
             r ->
                 yaml.error(
                     f.get("rule").orElseThrow(),
-                    "FIX-001",
+                    FixtureCodes.FIX_001,
                     r,
                     "no rule with this id in the rule set"));
     String label = rule.orElse("");
@@ -90,13 +90,14 @@ public final class FixtureLoader {
       if (startText.get().equals("cold")) {
         start = StartMode.COLD;
       } else if (!startText.get().equals("warm")) {
-        yaml.error(f.get("start").orElseThrow(), "FIX-002", label, "start is warm or cold");
+        yaml.error(
+            f.get("start").orElseThrow(), FixtureCodes.FIX_002, label, "start is warm or cold");
       }
     }
     List<Given> given = f.get("given").map(n -> points(n, "given", label)).orElse(List.of());
     Check initial = check(f, label);
     if (initial.claims().isPresent() && rule.isEmpty()) {
-      yaml.error(node, "FIX-003", "", "expect_claims needs the case's rule");
+      yaml.error(node, FixtureCodes.FIX_003, "", "expect_claims needs the case's rule");
     }
     List<Step> steps = new ArrayList<>();
     f.get("steps")
@@ -107,7 +108,7 @@ public final class FixtureLoader {
       if (steps.get(i).at().compareTo(steps.get(i - 1).at()) < 0) {
         yaml.problems()
             .error(
-                "FIX-004",
+                FixtureCodes.FIX_004,
                 yaml.file(),
                 steps.get(i).where().line(),
                 label,
@@ -134,7 +135,10 @@ public final class FixtureLoader {
     Fields f = maybe.get();
     if (!f.has("at")) {
       yaml.error(
-          node, "FIX-005", label, "a step needs at: (time since the case started, e.g. 30s)");
+          node,
+          FixtureCodes.FIX_005,
+          label,
+          "a step needs at: (time since the case started, e.g. 30s)");
       return Optional.empty();
     }
     Optional<Duration> at = yaml.duration(f.get("at").orElseThrow(), "at", label);
@@ -144,7 +148,7 @@ public final class FixtureLoader {
     boolean restart = f.get("restart").flatMap(n -> yaml.bool(n, "restart", label)).orElse(false);
     Check check = check(f, label);
     if (check.claims().isPresent() && !hasRule) {
-      yaml.error(node, "FIX-003", "", "expect_claims needs the case's rule");
+      yaml.error(node, FixtureCodes.FIX_003, "", "expect_claims needs the case's rule");
     }
     return at.map(
         a ->
@@ -171,7 +175,7 @@ public final class FixtureLoader {
     } catch (java.time.format.DateTimeParseException e) {
       yaml.error(
           f.get("start_at").orElseThrow(),
-          "FIX-009",
+          FixtureCodes.FIX_009,
           label,
           "start_at '" + text.get() + "' is not an instant with offset (2026-03-29T00:30:00Z)");
       return FixtureRunner.START;
@@ -200,7 +204,7 @@ public final class FixtureLoader {
               if (point.isEmpty() || times.isEmpty() || every.isEmpty() || values.size() < 2) {
                 yaml.error(
                     node,
-                    "FIX-006",
+                    FixtureCodes.FIX_006,
                     label,
                     "toggle needs point, values (two or more), times and every");
                 return Optional.empty();
@@ -216,7 +220,8 @@ public final class FixtureLoader {
             id -> {
               Optional<PointSpec> p = ruleSet.registry().find(id);
               if (p.isEmpty()) {
-                yaml.error(node, "FIX-007", label, "point '" + id + "' is not in the registry");
+                yaml.error(
+                    node, FixtureCodes.FIX_007, label, "point '" + id + "' is not in the registry");
               }
               return p;
             });
@@ -248,7 +253,7 @@ public final class FixtureLoader {
       if (parsed.isEmpty()) {
         yaml.error(
             f.get().get("quality").orElseThrow(),
-            "FIX-008",
+            FixtureCodes.FIX_008,
             label,
             "'" + q.get() + "' is not a quality");
         return Optional.empty();

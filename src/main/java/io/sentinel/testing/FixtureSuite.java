@@ -1,10 +1,10 @@
 package io.sentinel.testing;
 
 import io.sentinel.engine.EngineLimits;
-import io.sentinel.rule.Problem;
-import io.sentinel.rule.Problems;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.yaml.Problem;
+import io.sentinel.site.yaml.Problems;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +48,7 @@ public final class FixtureSuite {
     Optional<Path> tests = Site.testsDir(siteDir);
     if (tests.isEmpty()) {
       problems.error(
-          "FIX-010",
+          FixtureCodes.FIX_010,
           siteDir.toString(),
           0,
           "",

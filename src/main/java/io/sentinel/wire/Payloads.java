@@ -108,8 +108,8 @@ public final class Payloads {
    * --format json} give it: {@code {"kind", "valid", "rules", "errors", "warnings", "problems"}}.
    */
   public static JsonObject validationJson(
-      String kind, int rules, List<io.sentinel.rule.Problem> problems) {
-    long errors = problems.stream().filter(io.sentinel.rule.Problem::isError).count();
+      String kind, int rules, List<io.sentinel.site.yaml.Problem> problems) {
+    long errors = problems.stream().filter(io.sentinel.site.yaml.Problem::isError).count();
     JsonArray list = new JsonArray();
     problems.forEach(p -> list.add(problemJson(p)));
     return new JsonObject()
@@ -121,7 +121,7 @@ public final class Payloads {
         .put("problems", list);
   }
 
-  public static JsonObject problemJson(io.sentinel.rule.Problem p) {
+  public static JsonObject problemJson(io.sentinel.site.yaml.Problem p) {
     return new JsonObject()
         .put("severity", p.severity().wireName())
         .put("code", p.code())
@@ -141,8 +141,9 @@ public final class Payloads {
       String state,
       long activeRevision,
       Optional<String> contentHash,
-      List<io.sentinel.rule.Problem> problems,
+      List<io.sentinel.site.yaml.Problem> problems,
       Optional<String> signer,
+      Optional<String> reviewer,
       Optional<io.sentinel.rule.RuleChanges> changes,
       Instant at) {
     io.vertx.core.json.JsonArray list = new io.vertx.core.json.JsonArray();
@@ -155,6 +156,7 @@ public final class Payloads {
             .put("content_hash", contentHash.orElse(null))
             .put("problems", list);
     signer.ifPresent(s -> o.put("signer", s));
+    reviewer.ifPresent(s -> o.put("reviewer", s));
     changes.ifPresent(
         c ->
             o.put(

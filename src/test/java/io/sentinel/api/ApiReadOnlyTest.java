@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
     })
 class ApiReadOnlyTest {
   @Test
-  void withoutAConfiguredToken_everyMutationIs403_andReadsStillAnswer() {
+  void withoutAConfiguredToken_everyMutationIsRefused_andReadsStillAnswer() {
     given()
         .header("Authorization", "Bearer anything")
         .contentType("application/json")
@@ -32,8 +32,9 @@ class ApiReadOnlyTest {
         .statusCode(403)
         .body("field", equalTo("Authorization"))
         .body("error", containsString("sentinel.api.token"));
-    given().delete("/api/v1/points/boiler.ch1.pump/override").then().statusCode(403);
-    given().post("/api/v1/rules/pump-run-on:resume").then().statusCode(403);
+    // Issue 17: without a token 401 (was 403 here), with one 403.
+    given().delete("/api/v1/points/boiler.ch1.pump/override").then().statusCode(401);
+    given().post("/api/v1/rules/pump-run-on:resume").then().statusCode(401);
     given()
         .get("/api/v1/points/boiler.ch1.pump")
         .then()

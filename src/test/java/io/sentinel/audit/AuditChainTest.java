@@ -3,7 +3,7 @@ package io.sentinel.audit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.sentinel.testing.ExampleSiteDay;
 import java.nio.file.Files;
 import java.nio.file.Path;

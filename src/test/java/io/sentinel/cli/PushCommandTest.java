@@ -2,10 +2,10 @@ package io.sentinel.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.rule.Problems;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionKeys;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionKeys;
+import io.sentinel.site.yaml.Problems;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -11,12 +11,12 @@ import io.sentinel.point.PointState;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Transition;
 import io.sentinel.point.Value;
+import io.sentinel.rule.ActionSpec;
 import io.sentinel.rule.Band;
 import io.sentinel.rule.RuleSet;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -217,7 +217,7 @@ class CommandPlaneTest {
 
   @Test
   void pulse_onAtOnce_offAfterItsDurationBackToTheReleaseValue() {
-    apply(T0, actions(new ActionFired("door/0/1", "door", "pulse", pulse("3s"), T0)));
+    apply(T0, actions(new ActionFired("door/0/1", "door", pulse("3s"), T0)));
     plane.tick(T0.plusMillis(2999));
     plane.tick(T0.plusSeconds(3));
 
@@ -231,7 +231,7 @@ class CommandPlaneTest {
 
   @Test
   void pulse_commandCarriesItsLength() {
-    apply(T0, actions(new ActionFired("door/0/1", "door", "pulse", pulse("3s"), T0)));
+    apply(T0, actions(new ActionFired("door/0/1", "door", pulse("3s"), T0)));
 
     assertThat(driver.sent.get(0).ramp()).isEqualTo(java.time.Duration.ofSeconds(3));
   }
@@ -273,13 +273,13 @@ class CommandPlaneTest {
 
   @Test
   void pulseMax_aSecondPulseDuringAPulse_extendsToTheLaterEndButNotPastPulseMax() {
-    apply(T0, actions(new ActionFired("door/0/1", "door", "pulse", pulse("3s"), T0)));
+    apply(T0, actions(new ActionFired("door/0/1", "door", pulse("3s"), T0)));
     apply(
         T0.plusSeconds(1),
-        actions(new ActionFired("door/0/2", "door", "pulse", pulse("3s"), T0.plusSeconds(1))));
+        actions(new ActionFired("door/0/2", "door", pulse("3s"), T0.plusSeconds(1))));
     apply(
         T0.plusSeconds(3),
-        actions(new ActionFired("door/0/3", "door", "pulse", pulse("4s"), T0.plusSeconds(3))));
+        actions(new ActionFired("door/0/3", "door", pulse("4s"), T0.plusSeconds(3))));
     plane.tick(T0.plusMillis(4999));
     assertThat(driver.sent).hasSize(3);
     plane.tick(T0.plusSeconds(5));
@@ -299,11 +299,11 @@ class CommandPlaneTest {
 
   @Test
   void pulseMax_afterThePulseEnds_aNewPulseHasAWholePulseMaxAgain() {
-    apply(T0, actions(new ActionFired("door/0/1", "door", "pulse", pulse("5s"), T0)));
+    apply(T0, actions(new ActionFired("door/0/1", "door", pulse("5s"), T0)));
     plane.tick(T0.plusSeconds(5));
     apply(
         T0.plusSeconds(6),
-        actions(new ActionFired("door/0/2", "door", "pulse", pulse("5s"), T0.plusSeconds(6))));
+        actions(new ActionFired("door/0/2", "door", pulse("5s"), T0.plusSeconds(6))));
 
     assertThat(driver.sent.get(2).ramp()).isEqualTo(java.time.Duration.ofSeconds(5));
   }
@@ -316,8 +316,11 @@ class CommandPlaneTest {
             new ActionFired(
                 "lights/0/1",
                 "door",
-                "fade",
-                Map.of("point", "valve", "value", "30", "over", "5000ms"),
+                new ActionSpec.Fade(
+                    "valve",
+                    Value.of(30),
+                    java.time.Duration.ofMillis(5000),
+                    new io.sentinel.point.SourceRef("test", 0)),
                 T0)));
 
     assertThat(driver.sent)
@@ -327,8 +330,14 @@ class CommandPlaneTest {
                 Command.Kind.FADE, Value.of(30), java.time.Duration.ofSeconds(5)));
   }
 
-  private static Map<String, String> pulse(String duration) {
-    return Map.of("point", "strike", "duration", duration);
+  private static ActionSpec pulse(String duration) {
+    return new ActionSpec.Pulse(
+        "strike",
+        io.sentinel.site.yaml.YamlFile.parseDuration(duration).orElseThrow(),
+        duration,
+        java.time.Duration.ZERO,
+        true,
+        new io.sentinel.point.SourceRef("test", 0));
   }
 
   private static Decision assertion(String point, Object value, Band band, String rule) {

@@ -3,8 +3,8 @@ package io.sentinel.command;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sentinel.point.Registry;
-import io.sentinel.rule.Problems;
-import io.sentinel.rule.RegistryLoader;
+import io.sentinel.site.RegistryLoader;
+import io.sentinel.site.yaml.Problems;
 
 /** A registry written as a site's points.yaml, so a test's points read like a site's. */
 public final class YamlRegistry {

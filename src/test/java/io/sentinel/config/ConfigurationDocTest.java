@@ -80,7 +80,7 @@ class ConfigurationDocTest {
     Path home = Path.of(System.getProperty("user.home"), ".sentinel");
     assertThat(config.home()).isEqualTo(home);
     StoreConfig store = StoreConfig.from(config);
-    assertThat(store.journal()).isEqualTo(Journal.Settings.defaults(home.resolve("spool")));
+    assertThat(store.journal()).isEqualTo(Journal.Settings.defaults(home.resolve("journal")));
     assertThat(store.embeddedDataDir()).isEqualTo(home.resolve("pgdata"));
   }
 }

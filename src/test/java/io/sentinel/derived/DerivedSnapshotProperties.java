@@ -10,7 +10,7 @@ import io.sentinel.point.Sample;
 import io.sentinel.point.Transition;
 import io.sentinel.point.Value;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -8,7 +8,7 @@ import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

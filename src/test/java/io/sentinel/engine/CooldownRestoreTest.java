@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;

@@ -12,7 +12,7 @@ import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -21,6 +21,11 @@ public final class PinLog {
     return log;
   }
 
+  /** When the pin last changed (System.nanoTime), if it has. */
+  public java.util.Optional<Long> last() {
+    return at.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(at.get(at.size() - 1));
+  }
+
   public int changes() {
     return at.size();
   }

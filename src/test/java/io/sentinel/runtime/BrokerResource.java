@@ -32,8 +32,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * class also gets a database of its own ({@link TestDatabase}: the machine's PostgreSQL, else an
  * embedded one), which the gateway logs to and restores from, dropped when the class is done.
  *
- * <p>Init args: {@code site-dir}, {@code site-prefix}, {@code embedded}; any other arg is passed
- * through as configuration. GPIO is off unless a test sets {@code sentinel.gpio.platform}.
+ * <p>Init args: {@code site-dir}, {@code site-prefix}, {@code embedded}, {@code
+ * allow-unsigned-revisions} (true: the example site, copied with {@code allow_unsigned_revisions:
+ * true} in its site.yaml); any other arg is passed through as configuration. GPIO is off unless a
+ * test sets {@code sentinel.gpio.platform}.
  */
 public final class BrokerResource implements QuarkusTestResourceLifecycleManager {
   /** Marks the test's field that receives the {@link Broker}. */
@@ -169,22 +171,44 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     }
     Map<String, String> config = new HashMap<>();
     config.put("sentinel.mqtt.url", url);
+    // Moquette speaks MQTT 3.1.1 only; Mosquitto takes the gateway's default, MQTT 5.
+    config.put("sentinel.mqtt.version", embedded != null ? "3" : "5");
     config.put("sentinel.site", site);
-    config.put("sentinel.site-dir", args.getOrDefault("site-dir", "."));
+    config.put(
+        "sentinel.site-dir",
+        "true".equals(args.get("allow-unsigned-revisions"))
+            ? allowingUnsigned(site).toString()
+            : args.getOrDefault("site-dir", "."));
     config.put("sentinel.mqtt.reconnect-initial", "100ms");
     config.put("sentinel.mqtt.reconnect-max", "1s");
     config.put("sentinel.db.url", broker.database.configUrl());
-    config.put("sentinel.db.spool-dir", spool.toString());
+    config.put("sentinel.journal.dir", spool.toString());
     // Commands over MQTT, where the test's recorder sees them: a test that wants the (mock) pins
     // says sentinel.gpio.platform=mock.
     config.put("sentinel.gpio.platform", "off");
     args.forEach(
         (k, v) -> {
-          if (!Set.of("site-dir", "site-prefix", "embedded").contains(k)) {
+          if (!Set.of("site-dir", "site-prefix", "embedded", "allow-unsigned-revisions")
+              .contains(k)) {
             config.put(k, v);
           }
         });
     return config;
+  }
+
+  /** A copy of the example site whose site.yaml allows unsigned revisions. */
+  private static Path allowingUnsigned(String site) {
+    try {
+      Path dir =
+          io.sentinel.testing.SiteCopy.of(
+              Files.createDirectories(Path.of("target/scratch/unsigned-" + site)));
+      Files.writeString(
+          dir.resolve("site.yaml"),
+          Files.readString(Path.of("seeds/site.yaml")) + "allow_unsigned_revisions: true\n");
+      return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override

@@ -43,6 +43,12 @@ class GatewayStoreTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
   private static final String FLOW = "boiler.ch1.flow-temp";
 
+  /**
+   * Fed on the gateway's own topic (the flow temperature takes only its mapped topic); read by no
+   * rule that commands anything here.
+   */
+  private static final String LOCKDOWN = "door.main.lockdown";
+
   @BrokerResource.InjectBroker BrokerResource.Broker broker;
 
   @Inject Gateway gateway;
@@ -55,11 +61,15 @@ class GatewayStoreTest {
   @Order(1)
   void samples_areInTheObservationsTable_inTheOrderPublished_withTopicAndDeviceTime() {
     awaitCommands("boiler.ch1.burner", 1);
-    device().publish(broker.topic("points/" + FLOW), "40");
-    device().publish(broker.topic("points/" + FLOW), "41");
+    // Issue 17: a mapped point takes only its mapped topic, so the ordered samples with a device
+    // time go to the lockdown switch, on the gateway's own topic, and the flow to zigbee2mqtt.
+    device().publish(broker.topic("points/" + LOCKDOWN), "false");
+    device().publish(broker.topic("points/" + LOCKDOWN), "true");
     device()
         .publish(
-            broker.topic("points/" + FLOW), "{\"value\": 42, \"ts\": \"2026-11-30T06:00:00Z\"}");
+            broker.topic("points/" + LOCKDOWN),
+            "{\"value\": false, \"ts\": \"2026-11-30T06:00:00Z\"}");
+    device().publish("zigbee2mqtt/boiler-flow", "{\"temperature\": 42}");
     device().publish(broker.topic("points/boiler.ch1.demand"), "false");
 
     // Flow hot, demand ended: the pump runs on (every input of pump-run-on is live).
@@ -74,12 +84,12 @@ class GatewayStoreTest {
                         db().rows(
                                 "SELECT value::text, source, observed_at IS NOT NULL"
                                     + " FROM observations WHERE point_id = '"
-                                    + FLOW
+                                    + LOCKDOWN
                                     + "' ORDER BY seq"))
                     .containsExactly(
-                        List.of("40", "mqtt:" + broker.topic("points/" + FLOW), "f"),
-                        List.of("41", "mqtt:" + broker.topic("points/" + FLOW), "f"),
-                        List.of("42", "mqtt:" + broker.topic("points/" + FLOW), "t")));
+                        List.of("false", "mqtt:" + broker.topic("points/" + LOCKDOWN), "f"),
+                        List.of("true", "mqtt:" + broker.topic("points/" + LOCKDOWN), "f"),
+                        List.of("false", "mqtt:" + broker.topic("points/" + LOCKDOWN), "t")));
     assertThat(
             db().longs(
                     "SELECT extract(epoch FROM observed_at)::bigint FROM observations"
@@ -156,7 +166,7 @@ class GatewayStoreTest {
     assertThat(broker.recorder().on(broker.topic("commands/boiler.ch1.pump"))).hasSize(pumpBefore);
 
     // Every input live: the pump rule decides on live readings.
-    device().publish(broker.topic("points/" + FLOW), "43");
+    device().publish("zigbee2mqtt/boiler-flow", "{\"temperature\": 43}");
     JsonObject pump = awaitCommands("boiler.ch1.pump", pumpBefore + 1).get(pumpBefore).json();
     assertThat(pump.getValue("value")).isEqualTo(true);
     assertThat(pump.getString("rule")).isEqualTo("pump-run-on");
@@ -167,7 +177,7 @@ class GatewayStoreTest {
   void aSample_isAcknowledgedToTheBroker_onlyOnceItsPassIsDurableInTheJournal() {
     await().atMost(WAIT).until(() -> gateway.unacknowledged() == 0);
     long before = gateway.loop().acknowledgedThrough();
-    device().publish(broker.topic("points/" + FLOW), "44");
+    device().publish(broker.topic("points/" + LOCKDOWN), "true");
 
     await()
         .atMost(WAIT)
@@ -179,8 +189,8 @@ class GatewayStoreTest {
     long seq =
         db().count(
                 "SELECT coalesce(max(seq), 0) FROM observations WHERE point_id = '"
-                    + FLOW
-                    + "' AND value::text = '44'");
+                    + LOCKDOWN
+                    + "' AND value::text = 'true'");
     assertThat(seq).isPositive().isLessThanOrEqualTo(acknowledgedThrough);
     assertThat(meters.get("sentinel.ingest.unacknowledged").gauge().value()).isZero();
   }

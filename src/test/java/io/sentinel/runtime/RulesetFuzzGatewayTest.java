@@ -7,10 +7,10 @@ import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionGate;
-import io.sentinel.rule.RevisionMutations;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionGate;
+import io.sentinel.site.revision.RevisionMutations;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
@@ -24,9 +24,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * A gateway that trusts no keys takes unsigned revisions, and a burst of mutated revision documents
- * on its ruleset topic neither crashes it nor activates anything the pure path would not: the
- * gateway's activations are exactly those {@link RevisionGate} makes of the same documents.
+ * A gateway that trusts no keys and allows unsigned revisions takes them, and a burst of mutated
+ * revision documents on its ruleset topic neither crashes it nor activates anything the pure path
+ * would not: the gateway's activations are exactly those {@link RevisionGate} makes of the same
+ * documents.
  */
 @QuarkusTest
 @WithTestResource(
@@ -34,7 +35,9 @@ import org.junit.jupiter.api.Test;
     scope = TestResourceScope.RESTRICTED_TO_CLASS,
     initArgs = {
       @ResourceArg(name = "site-dir", value = "."),
-      @ResourceArg(name = "site-prefix", value = "ruleset-fuzz")
+      @ResourceArg(name = "site-prefix", value = "ruleset-fuzz"),
+      // Issue 17: a site without keys takes unsigned revisions only when its site.yaml says so.
+      @ResourceArg(name = "allow-unsigned-revisions", value = "true")
     })
 class RulesetFuzzGatewayTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -82,7 +85,7 @@ class RulesetFuzzGatewayTest {
           RevisionGate.decide(
               RevisionDocument.check("ruleset", doc, site.basis(), broker.site()),
               expected,
-              Optional.empty(),
+              new RevisionGate.Trust(Optional.empty(), true),
               "ruleset");
       if (v instanceof RevisionGate.Accept a && !doc.isEmpty()) {
         accepted++;

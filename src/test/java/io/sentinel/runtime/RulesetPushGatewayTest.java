@@ -9,9 +9,9 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.sentinel.cli.Main;
-import io.sentinel.rule.RevisionDocument;
-import io.sentinel.rule.RevisionKeys;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
+import io.sentinel.site.revision.RevisionDocument;
+import io.sentinel.site.revision.RevisionKeys;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -187,6 +187,14 @@ class RulesetPushGatewayTest {
     assertThat(push.output())
         .contains("[REV-022] rule boiler-overheat-cutoff:", "changes interlock rule");
     assertRejected(start + 2, "REV-022");
+
+    // Removing the fail-safe interlock, signed by a trusted key but reviewed by none.
+    Push removal = push(doc(start + 2, withoutInterlock()), "ops");
+    assertThat(removal.exit()).as(removal.output()).isEqualTo(1);
+    assertThat(removal.output())
+        .contains("[REV-022] rule boiler-overheat-cutoff:", "removes interlock rule")
+        .contains("needs a review signature");
+    assertRejected(start + 2, "REV-022");
   }
 
   @Test
@@ -200,6 +208,21 @@ class RulesetPushGatewayTest {
     assertThat(pump.getValue("value")).isEqualTo(true);
     assertThat(pump.getString("rule")).isEqualTo("pump-run-on");
     assertThat(gateway.activeRevision()).isEqualTo(start + 1);
+    // The interlock the rejected revision would have removed still holds the burner off.
+    assertThat(apiRuleHash("boiler-overheat-cutoff")).isNotEmpty();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(
+                        broker
+                            .recorder()
+                            .last(broker.topic("claims/boiler.ch1.burner"))
+                            .orElseThrow()
+                            .json()
+                            .getJsonObject("winner")
+                            .getString("rule"))
+                    .isEqualTo("boiler-overheat-cutoff"));
     assertAuditRevisions(1);
   }
 
@@ -220,7 +243,7 @@ class RulesetPushGatewayTest {
 
   @Test
   @Order(8)
-  void interlockChange_signedByAReviewKey_becomesActive_asJson() throws IOException {
+  void interlockChange_signedAndReviewed_becomesActive_asJson() throws IOException {
     String yaml =
         doc(
             start + 2,
@@ -229,10 +252,11 @@ class RulesetPushGatewayTest {
                 .replace(">= 95 degC", ">= 90 degC"));
     Object tree = new Load(LoadSettings.builder().build()).loadFromString(yaml);
     String json = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(tree);
-    Push push = push(json, "reviewer");
+    Push push = push(json, "ops", "reviewer");
     assertThat(push.exit()).as(push.output()).isZero();
     assertThat(push.output())
-        .contains("revision " + (start + 2) + " active (signed by safety-officer)");
+        .contains(
+            "revision " + (start + 2) + " active (signed by ops, reviewed by safety-officer)");
     awaitAuditRevisions(2);
   }
 
@@ -290,7 +314,7 @@ class RulesetPushGatewayTest {
         .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"forged\"} 2.0")
         .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"unsigned\"} 1.0")
         .contains(
-            "sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"unreviewed\"} 1.0")
+            "sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"unreviewed\"} 2.0")
         .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"stale\"} 2.0")
         .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"invalid\"} 2.0");
   }
@@ -299,7 +323,7 @@ class RulesetPushGatewayTest {
   @Order(11)
   void everyRejectedDocumentIsRecorded_apartFromTheRevisionsAStartRunsFrom() throws Exception {
     var db = broker.database();
-    // The eight rejections of the steps above, one row each, with the reason the status gave.
+    // The nine rejections of the steps above, one row each, with the reason the status gave.
     assertThat(
             db.rows(
                 "SELECT reason, count(*) FROM ruleset_rejections GROUP BY reason ORDER BY reason"))
@@ -307,7 +331,7 @@ class RulesetPushGatewayTest {
             List.of("forged", "2"),
             List.of("invalid", "2"),
             List.of("stale", "2"),
-            List.of("unreviewed", "1"),
+            List.of("unreviewed", "2"),
             List.of("unsigned", "1"));
     List<List<String>> forged =
         db.rows(
@@ -335,7 +359,7 @@ class RulesetPushGatewayTest {
     assertThat(db.rows("SELECT revision FROM ruleset_revisions WHERE state = 'active'"))
         .containsExactly(List.of(Long.toString(start + 3)));
     assertThat(db.count("SELECT count(*) FROM ruleset_history WHERE outcome = 'rejected'"))
-        .isEqualTo(8);
+        .isEqualTo(9);
 
     // A document that is not even text: recorded with no number, no hash and no document.
     device
@@ -352,6 +376,32 @@ class RulesetPushGatewayTest {
                     .stream()
                     .anyMatch(r -> r.get(0).equals("invalid") && r.get(1).contains("REV-009")));
     assertThat(gateway.activeRevision()).isEqualTo(start + 3);
+  }
+
+  @Test
+  @Order(12)
+  void interlockRemoval_signedAndReviewed_becomesActive() throws IOException {
+    String rules = withoutInterlock().replace("flow.value > 35", "flow.value > 47");
+    Push push = push(doc(start + 4, rules), "ops", "reviewer");
+    assertThat(push.exit()).as(push.output()).isZero();
+    assertThat(push.output()).contains("reviewed by safety-officer");
+    assertThat(gateway.activeRevision()).isEqualTo(start + 4);
+    assertThat(lastStatus().getJsonObject("changes").getJsonArray("removed").getList())
+        .containsExactly("boiler-overheat-cutoff");
+    io.restassured.RestAssured.get("/api/v1/rules/boiler-overheat-cutoff").then().statusCode(404);
+    List<List<String>> revisions = awaitAuditRevisions(4);
+    assertThat(new JsonObject(revisions.get(3).get(1)).getString("reviewer"))
+        .isEqualTo("safety-officer");
+  }
+
+  /** The example site's rules without its fail-safe interlock. */
+  private static String withoutInterlock() {
+    String boiler = Site.read(Path.of("rules/boiler.yaml"));
+    int from = boiler.indexOf("- id: boiler-overheat-cutoff");
+    int to = boiler.indexOf("\n- id:", from + 1);
+    String cut = boiler.substring(0, from) + (to < 0 ? "" : boiler.substring(to + 1));
+    assertThat(cut).doesNotContain("boiler-overheat-cutoff");
+    return cut + Site.read(Path.of("rules/door.yaml"));
   }
 
   private JsonObject assertRejected(long revision, String code) {
@@ -376,6 +426,11 @@ class RulesetPushGatewayTest {
 
   /** {@code sentinel push} as an operator runs it; {@code keyName} null pushes unsigned. */
   private Push push(String document, String keyName) throws IOException {
+    return push(document, keyName, null);
+  }
+
+  /** {@code sentinel push --key K --review-key R}; either null leaves that signature out. */
+  private Push push(String document, String keyName, String reviewKeyName) throws IOException {
     Path file = Files.createTempFile(dir, "revision", ".yaml");
     Files.writeString(file, document);
     StringWriter out = new StringWriter();
@@ -392,6 +447,9 @@ class RulesetPushGatewayTest {
                 "20s"));
     if (keyName != null) {
       args.addAll(List.of("--key", KEYS.resolve(keyName + ".key").toString()));
+    }
+    if (reviewKeyName != null) {
+      args.addAll(List.of("--review-key", KEYS.resolve(reviewKeyName + ".key").toString()));
     }
     int exit = Main.execute(new PrintWriter(out, true), args.toArray(String[]::new));
     return new Push(exit, out.toString());

@@ -45,7 +45,7 @@ class StartupLogTest {
     await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10)).until(() -> true);
     List<String> log = Files.readAllLines(LogFileResource.file);
 
-    assertThat(log.stream().filter(l -> l.contains("SEN-006")))
+    assertThat(log.stream().filter(l -> l.contains("SEN-017")))
         .as(String.join("\n", log))
         .singleElement()
         .asString()

@@ -35,11 +35,11 @@ class WarmupSummaryTest {
     List<String> lines = WarmupSummary.lines(leaving(250));
     assertThat(lines)
         .containsExactly(
-            "SEN-007 100 rules left warmup (rule-1 ... rule-100, 1-100 of 250 in this pass): all"
+            "SEN-018 100 rules left warmup (rule-1 ... rule-100, 1-100 of 250 in this pass): all"
                 + " inputs live 80, deadline of PT1M reached 20",
-            "SEN-007 100 rules left warmup (rule-101 ... rule-200, 101-200 of 250 in this pass):"
+            "SEN-018 100 rules left warmup (rule-101 ... rule-200, 101-200 of 250 in this pass):"
                 + " all inputs live 80, deadline of PT1M reached 20",
-            "SEN-007 50 rules left warmup (rule-201 ... rule-250, 201-250 of 250 in this pass): all"
+            "SEN-018 50 rules left warmup (rule-201 ... rule-250, 201-250 of 250 in this pass): all"
                 + " inputs live 40, deadline of PT1M reached 10");
   }
 
@@ -47,10 +47,10 @@ class WarmupSummaryTest {
   void theDashboardLine_namesDashboardApiAndHealth() {
     assertThat(ConsoleAddress.line("0.0.0.0", 8080))
         .isEqualTo(
-            "SEN-006 dashboard http://localhost:8080/, API http://localhost:8080/api/v1/, health"
+            "SEN-017 dashboard http://localhost:8080/, API http://localhost:8080/api/v1/, health"
                 + " http://localhost:8080/q/health (listening on every interface)");
     assertThat(ConsoleAddress.line("192.168.1.20", 9000))
         .startsWith(
-            "SEN-006 dashboard http://192.168.1.20:9000/, API http://192.168.1.20:9000/api/v1/");
+            "SEN-017 dashboard http://192.168.1.20:9000/, API http://192.168.1.20:9000/api/v1/");
   }
 }

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The journal's process killed with SIGKILL under load, first while PostgreSQL takes its batches,
- * then while PostgreSQL shuts it out and rows go to the spool: after a restart, everything the
- * journal had reported durable is in the table, once.
+ * then while PostgreSQL shuts it out and the local journal holds what it cannot feed: after a
+ * restart, everything the journal had reported durable is in the table, once.
  */
 class CrashTest {
   @Test
@@ -58,7 +58,7 @@ class CrashTest {
       reader.start();
       try {
         await().atMost(Duration.ofSeconds(60)).until(() -> durable.get() > 20_000);
-        // PostgreSQL shuts the journal out: its batches fail and go to the spool.
+        // PostgreSQL shuts the journal out: its feed fails, the local journal holds the records.
         db.executeOnServer("ALTER DATABASE " + db.url().database() + " ALLOW_CONNECTIONS false");
         db.executeOnServer(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
@@ -76,7 +76,7 @@ class CrashTest {
       }
       long reported = durable.get();
 
-      // The gateway's next start: the journal opens on the same spool and drains it first.
+      // The gateway's next start: the journal opens on the same folder and feeds it first.
       var pool = Store.pool(TestDatabase.VERTX, db.url());
       Journal journal =
           Journal.open(

@@ -32,6 +32,7 @@ public final class JournalCrashChild {
             4L << 20,
             Duration.ofSeconds(1),
             Duration.ofMillis(200),
+            Duration.ofSeconds(1),
             Duration.ofDays(30));
     Journal journal =
         Journal.open(

@@ -23,7 +23,6 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -99,8 +98,13 @@ class JournalTest {
                 new ActionFired(
                     "door-open-alert/0/1",
                     "door-open-alert",
-                    "notify",
-                    Map.of("channel", "ops", "message", "Door open"),
+                    new io.sentinel.rule.ActionSpec.Notify(
+                        "ops",
+                        "Door open",
+                        Optional.empty(),
+                        Optional.empty(),
+                        Duration.ofMinutes(5),
+                        new io.sentinel.point.SourceRef("test", 0)),
                     T)),
             List.of(
                 new ControlEvent("warmup-left", "pump-run-on", "all inputs live since start", T)),
@@ -108,7 +112,7 @@ class JournalTest {
     long last =
         journal.offer(new PassRecord(T, List.of(flow(42.5, T), flow(42.7, T)), result), List.of());
     assertThat(last).isEqualTo(6);
-    assertThat(journal.flush(Duration.ofSeconds(10))).isTrue();
+    assertThat(journal.drain(Duration.ofSeconds(10))).isTrue();
     assertThat(db.longs("SELECT seq FROM observations ORDER BY seq")).containsExactly(1L, 2L);
     assertThat(db.count("SELECT seq FROM claim_changes")).isEqualTo(3);
     assertThat(db.count("SELECT seq FROM decisions WHERE kind = 'assert' AND value = 'true'"))
@@ -143,7 +147,7 @@ class JournalTest {
                   new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of())),
               List.of()));
     }
-    assertThat(journal.flush(Duration.ofSeconds(20))).isTrue();
+    assertThat(journal.drain(Duration.ofSeconds(20))).isTrue();
     journal.close();
     journal =
         Journal.open(

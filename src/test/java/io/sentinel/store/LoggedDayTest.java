@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sentinel.cli.CliRunner;
 import io.sentinel.passlog.PassRecord;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.sentinel.testing.ExampleSiteDay;
 import io.sentinel.testing.SiteCopy;
 import io.vertx.sqlclient.Pool;
@@ -37,7 +37,7 @@ class LoggedDayTest {
         Journal.open(pool, Journal.Settings.defaults(spool), (e, p) -> {}, InstantSource.system());
     ExampleSiteDay.runAudited(
         rules, (t, fed, r, audit) -> journal.offer(new PassRecord(t, fed, r), audit));
-    assertThat(journal.flush(Duration.ofSeconds(30))).isTrue();
+    assertThat(journal.drain(Duration.ofSeconds(30))).isTrue();
     journal.close();
     pool.close();
   }

@@ -13,7 +13,7 @@ import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.vertx.sqlclient.Pool;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -92,7 +92,7 @@ class RestartTest {
 
     /** Gone without a last snapshot: only what the recorder offered on its own is kept. */
     void killed() {
-      assertThat(journal.flush(Duration.ofSeconds(10))).isTrue();
+      assertThat(journal.drain(Duration.ofSeconds(10))).isTrue();
       journal.close();
     }
   }

@@ -2,7 +2,7 @@ package io.sentinel.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.sentinel.testing.SiteCopy;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,8 +66,13 @@ class RevisionsTest {
       Path site = SiteCopy.of(dir.resolve("site"));
       assertThat(record(revisions, site)).isEqualTo(new Revisions.Recorded(1, "active"));
 
-      io.sentinel.rule.Problems forged = new io.sentinel.rule.Problems();
-      forged.error("REV-021", "sentinel/example/ruleset", 3, "", "the signature does not verify");
+      io.sentinel.site.yaml.Problems forged = new io.sentinel.site.yaml.Problems();
+      forged.error(
+          io.sentinel.site.revision.RevisionCodes.REV_021,
+          "sentinel/example/ruleset",
+          3,
+          "",
+          "the signature does not verify");
       long first =
           revisions.recordRejected(
               java.util.OptionalLong.of(900),
@@ -78,8 +83,13 @@ class RevisionsTest {
               java.util.Optional.of("revision: 900\n"),
               1,
               T);
-      io.sentinel.rule.Problems unreadable = new io.sentinel.rule.Problems();
-      unreadable.error("REV-009", "sentinel/example/ruleset", 0, "", "not UTF-8");
+      io.sentinel.site.yaml.Problems unreadable = new io.sentinel.site.yaml.Problems();
+      unreadable.error(
+          io.sentinel.site.revision.RevisionCodes.REV_009,
+          "sentinel/example/ruleset",
+          0,
+          "",
+          "not UTF-8");
       long second =
           revisions.recordRejected(
               java.util.OptionalLong.empty(),

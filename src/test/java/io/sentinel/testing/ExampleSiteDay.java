@@ -8,7 +8,7 @@ import io.sentinel.passlog.Observation;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Value;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.sentinel.wire.PassLogJson;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;

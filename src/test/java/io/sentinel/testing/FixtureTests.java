@@ -3,7 +3,7 @@ package io.sentinel.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sentinel.engine.EngineLimits;
-import io.sentinel.rule.Problem;
+import io.sentinel.site.yaml.Problem;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;

@@ -6,7 +6,7 @@ import io.sentinel.engine.EngineLimits;
 import io.sentinel.passlog.CommandIntent;
 import io.sentinel.passlog.LogWindow;
 import io.sentinel.rule.RuleSet;
-import io.sentinel.rule.Site;
+import io.sentinel.site.Site;
 import io.sentinel.wire.PassLogJson;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,0 +1,316 @@
+package io.sentinel.store;
+
+import io.sentinel.store.wal.Position;
+import io.sentinel.store.wal.SegmentLog;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Tuple;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * PostgreSQL's side of the journal: one thread reads the synced records in order and writes their
+ * rows in large batches ({@link RowWriter}: one transaction, one unnest() INSERT per table; a row
+ * written twice is a no-op). After each commit it keeps how far it got ({@link FedState}) and
+ * deletes the segments PostgreSQL has. PostgreSQL away: the batch waits and is retried with backoff
+ * ({@code retryEvery} doubling up to {@code retryMax}), the journal is degraded. A batch PostgreSQL
+ * refuses is split until the refused rows are found; they go to {@link DeadLetters} and the rest
+ * flows on.
+ */
+final class Feeder {
+  private static final Logger LOG = Logger.getLogger(Feeder.class);
+
+  /** What the feeder tells the journal (its events go into the log like any other). */
+  interface Events {
+    void degraded(String why);
+
+    void recovered();
+
+    void deadLettered(Row row, String reason);
+  }
+
+  /** The schema step run before the first batch (Flyway; a no-op for a migrated database). */
+  @FunctionalInterface
+  interface Migrator {
+    void migrate() throws Exception;
+  }
+
+  private final SegmentLog log;
+  private final Supplier<Position> durableEnd;
+  private final Pool pool;
+  private final RowWriter writer;
+  private final DeadLetters deadLetters;
+  private final Journal.Settings settings;
+  private final Migrator migrator;
+  private final Events events;
+  private final InstantSource clock;
+  private final Thread thread;
+  private final Object wake = new Object();
+  private volatile FedState fed;
+  private volatile boolean running = true;
+  private volatile boolean degraded;
+  private volatile boolean migrated;
+  private volatile String lastError = "";
+  private volatile long written;
+  private volatile long batches;
+  private volatile long batchNanos;
+  private volatile long caughtUpNanos = System.nanoTime();
+  private volatile boolean caughtUp = true;
+  private volatile long failingSince;
+  private Duration backoff;
+  private LocalDate maintainedFor;
+
+  /** The batch read from the log and not yet committed, and where the log is after it. */
+  private List<Row> batch = new ArrayList<>();
+
+  private Position batchEnd;
+  private SegmentLog.Reader reader;
+
+  Feeder(
+      SegmentLog log,
+      Supplier<Position> durableEnd,
+      Pool pool,
+      Journal.Settings settings,
+      FedState fed,
+      java.util.Optional<Migrator> migrator,
+      Events events,
+      InstantSource clock) {
+    this.log = log;
+    this.durableEnd = durableEnd;
+    this.pool = pool;
+    this.writer = new RowWriter(pool, settings.writeTimeout());
+    this.deadLetters = new DeadLetters(writer, pool, log.dir().resolve("dead-letters.ndjson"));
+    this.settings = settings;
+    this.fed = fed;
+    this.migrator = migrator.orElse(() -> {});
+    this.migrated = migrator.isEmpty();
+    this.events = events;
+    this.clock = clock;
+    this.backoff = settings.retryEvery();
+    this.thread = new Thread(this::run, "sentinel-journal-feed");
+    thread.setDaemon(true);
+  }
+
+  void start() {
+    reader = log.reader(fed.position());
+    thread.start();
+  }
+
+  /** The journal synced more: the feeder looks at once instead of at its next poll. */
+  void nudge() {
+    synchronized (wake) {
+      wake.notifyAll();
+    }
+  }
+
+  FedState fed() {
+    return fed;
+  }
+
+  boolean degraded() {
+    return degraded || !migrated;
+  }
+
+  String lastError() {
+    return lastError;
+  }
+
+  long written() {
+    return written;
+  }
+
+  long deadLettered() {
+    return deadLetters.count();
+  }
+
+  /** Commits to PostgreSQL and their total duration. */
+  long batches() {
+    return batches;
+  }
+
+  long batchNanos() {
+    return batchNanos;
+  }
+
+  /** How long PostgreSQL has been behind the journal (zero when it has everything synced). */
+  Duration lag() {
+    return caughtUp ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - caughtUpNanos);
+  }
+
+  /**
+   * PostgreSQL answers but refuses to move on for a minute (a missing table, its disk full: not an
+   * absence, nor one row, which is set aside): liveness says the journal cannot move.
+   */
+  boolean stuck() {
+    long since = failingSince;
+    return since != 0 && System.nanoTime() - since > Duration.ofMinutes(1).toNanos();
+  }
+
+  /** Whether PostgreSQL has everything the log had synced when the feeder last looked. */
+  boolean caughtUp() {
+    return caughtUp && !fed.position().before(durableEnd.get());
+  }
+
+  void close(Duration wait) {
+    running = false;
+    nudge();
+    try {
+      thread.join(wait.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      reader.close();
+    } catch (IOException e) {
+      LOG.debugf("journal reader close: %s", e.getMessage());
+    }
+  }
+
+  private void run() {
+    while (running) {
+      try {
+        if (!migrated) {
+          migrator.migrate();
+          migrated = true;
+        }
+        maintain();
+        if (batch.isEmpty()) {
+          read();
+        }
+        if (batch.isEmpty()) {
+          caughtUp = true;
+          caughtUpNanos = System.nanoTime();
+          idle(100);
+          continue;
+        }
+        caughtUp = false;
+        feed(batch);
+        commit();
+      } catch (RowWriter.WriteFailed e) {
+        failed(e.getMessage(), e.getCause() instanceof io.vertx.sqlclient.DatabaseException);
+      } catch (Exception e) {
+        failed(e.getMessage() == null ? e.toString() : e.getMessage(), false);
+      }
+    }
+  }
+
+  /** Reads up to {@code batchRows} rows of synced records. */
+  private void read() throws IOException {
+    Position limit = durableEnd.get();
+    byte[] record;
+    while (batch.size() < settings.batchRows() && (record = reader.next(limit)) != null) {
+      batch.addAll(RowCodec.decode(record));
+    }
+    batchEnd = reader.position();
+  }
+
+  /** Writes rows; a refusal splits them until the refused rows are found and set aside. */
+  private void feed(List<Row> rows) throws RowWriter.WriteFailed {
+    long t0 = System.nanoTime();
+    try {
+      writer.write(rows);
+      batches++;
+      batchNanos += System.nanoTime() - t0;
+    } catch (RowWriter.WriteFailed e) {
+      if (!e.refused()) {
+        throw e;
+      }
+      if (rows.size() == 1) {
+        String reason = e.getMessage();
+        deadLetters.setAside(rows.get(0), reason);
+        events.deadLettered(rows.get(0), reason);
+        return;
+      }
+      int half = rows.size() / 2;
+      feed(rows.subList(0, half));
+      feed(rows.subList(half, rows.size()));
+    }
+  }
+
+  private void commit() throws IOException {
+    long last = fed.lastSeq();
+    long auditSeq = fed.auditSeq();
+    String auditHead = fed.auditHead();
+    for (Row r : batch) {
+      if (r.table() == Table.AUDIT_LOG) {
+        auditSeq = r.seq();
+        auditHead = r.value("hash");
+      } else {
+        last = Math.max(last, r.seq());
+      }
+    }
+    written += batch.size();
+    fed = new FedState(batchEnd, last, auditSeq, auditHead);
+    fed.save(log.dir());
+    log.deleteBefore(batchEnd.segment());
+    batch = new ArrayList<>();
+    failingSince = 0;
+    backoff = settings.retryEvery();
+    if (degraded) {
+      degraded = false;
+      lastError = "";
+      LOG.infof("SEN-DB-031 PostgreSQL takes the journal's batches again: it catches up in order");
+      events.recovered();
+    }
+  }
+
+  /**
+   * @param answered PostgreSQL answered with an error (a missing table, a full disk): the feeder is
+   *     stuck once that lasts; otherwise PostgreSQL is away, and the journal waits for it
+   */
+  private void failed(String why, boolean answered) {
+    String message = why == null ? "unknown" : why;
+    lastError = message;
+    if (answered && failingSince == 0) {
+      failingSince = System.nanoTime();
+    }
+    if (!degraded) {
+      degraded = true;
+      LOG.warnf(
+          "SEN-DB-030 PostgreSQL does not take the journal's batches (%s): the local journal"
+              + " holds them, retried with backoff up to %s",
+          message, settings.retryMax());
+      events.degraded(message);
+    } else {
+      LOG.debugf("journal feed waits %s: %s", backoff, message);
+    }
+    idle(backoff.toMillis());
+    backoff = backoff.multipliedBy(2);
+    if (backoff.compareTo(settings.retryMax()) > 0) {
+      backoff = settings.retryMax();
+    }
+  }
+
+  private void idle(long millis) {
+    synchronized (wake) {
+      try {
+        wake.wait(Math.max(1, millis));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Daily: partitions for the days ahead, and retention. Only while PostgreSQL answers. */
+  private void maintain() throws RowWriter.WriteFailed {
+    LocalDate today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC);
+    if (today.equals(maintainedFor)) {
+      return;
+    }
+    writer.await(
+        pool.preparedQuery(
+                "SELECT sentinel_observation_partitions($1::text::date, 4),"
+                    + " sentinel_drop_observations_before($2::text::date)")
+            .execute(
+                Tuple.of(
+                    today.minusDays(1).toString(),
+                    today.minusDays(Math.max(1, settings.retention().toDays())).toString())));
+    maintainedFor = today;
+  }
+}

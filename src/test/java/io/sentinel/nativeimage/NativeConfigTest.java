@@ -1,0 +1,174 @@
+package io.sentinel.nativeimage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.lang.reflect.Executable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * native-config/ against the code and the libraries, so that a missing or stale registration fails
+ * here and not on a Pi: every class, method, field and resource it names exists (a class that moved
+ * or a library that changed fails), and every class of ours that a library reaches by reflection
+ * (ReflectiveUses) is registered, by {@code @RegisterForReflection} on the class (which survives a
+ * move) or by name in {@code native-config/reflect-config.json}.
+ */
+class NativeConfigTest {
+  private static final Path CONFIG = Path.of("native-config");
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String REGISTER = "io.quarkus.runtime.annotations.RegisterForReflection";
+
+  @Test
+  void everyClassMethodAndFieldItNamesExists() throws IOException {
+    List<String> missing = new ArrayList<>();
+    for (String file : List.of("reflect-config.json", "jni-config.json")) {
+      for (JsonNode entry : JSON.readTree(CONFIG.resolve(file).toFile())) {
+        String name = entry.get("name").asText();
+        Class<?> type;
+        try {
+          type = Class.forName(name, false, getClass().getClassLoader());
+        } catch (ClassNotFoundException e) {
+          missing.add(file + ": class " + name);
+          continue;
+        }
+        for (JsonNode m : entry.path("methods")) {
+          if (executable(type, m) == null) {
+            missing.add(
+                file + ": " + name + "." + m.get("name").asText() + m.get("parameterTypes"));
+          }
+        }
+        for (JsonNode f : entry.path("fields")) {
+          if (Arrays.stream(type.getDeclaredFields())
+              .noneMatch(d -> d.getName().equals(f.get("name").asText()))) {
+            missing.add(file + ": " + name + "." + f.get("name").asText());
+          }
+        }
+      }
+    }
+    assertThat(missing).as("names in native-config/ that no longer exist").isEmpty();
+  }
+
+  @Test
+  void everyResourceItIncludesIsOnTheClassPath() throws IOException {
+    List<String> missing = new ArrayList<>();
+    Matcher literal = Pattern.compile("^\\\\Q(.*)\\\\E$").matcher("");
+    for (JsonNode p :
+        JSON.readTree(CONFIG.resolve("resource-config.json").toFile())
+            .path("resources")
+            .path("includes")) {
+      String pattern = p.get("pattern").asText();
+      if (literal.reset(pattern).matches()
+          && getClass().getClassLoader().getResource(literal.group(1)) == null) {
+        missing.add(literal.group(1));
+      }
+    }
+    assertThat(missing).as("resources in native-config/resource-config.json").isEmpty();
+  }
+
+  @Test
+  void everyClassOrPackageItInitialisesAtRunTimeExists() throws IOException {
+    Properties p = new Properties();
+    try (var in = Files.newInputStream(CONFIG.resolve("native-image.properties"))) {
+      p.load(in);
+    }
+    List<String> missing = new ArrayList<>();
+    Matcher option = Pattern.compile("--initialize-at-(?:run|build)-time=(\\S+)").matcher("");
+    option.reset(p.getProperty("Args", ""));
+    while (option.find()) {
+      for (String name : option.group(1).split(",")) {
+        String path = name.replace('.', '/');
+        ClassLoader cl = getClass().getClassLoader();
+        if (cl.getResource(path + ".class") == null && cl.getResource(path + "/") == null) {
+          missing.add(name);
+        }
+      }
+    }
+    assertThat(missing)
+        .as("classes and packages in native-config/native-image.properties")
+        .isEmpty();
+  }
+
+  @Test
+  void everyClassOfOursUsedReflectivelyIsRegistered() throws Exception {
+    Map<String, String> uses = ReflectiveUses.scan(Path.of("target/classes"), "io/sentinel");
+    Set<String> byName = registeredByName();
+    List<String> unregistered = new ArrayList<>();
+    uses.forEach(
+        (name, why) -> {
+          if (!byName.contains(name) && !annotated(name)) {
+            unregistered.add(name + " (" + why + ")");
+          }
+        });
+    assertThat(unregistered)
+        .as("add @RegisterForReflection to each (docs/native.md), or register it in native-config/")
+        .isEmpty();
+  }
+
+  /** The scan finds what it is meant to, on fixtures that bind and serialise a record. */
+  @Test
+  void theScanFindsBindingsByClassByValueAndByAnnotation() throws Exception {
+    Map<String, String> uses =
+        ReflectiveUses.scan(Path.of("target/test-classes"), "io/sentinel/nativeimage/fixture");
+    assertThat(uses)
+        .containsOnlyKeys(
+            "io.sentinel.nativeimage.fixture.Bindings$ReadByClass",
+            "io.sentinel.nativeimage.fixture.Bindings$WrittenByValue",
+            "io.sentinel.nativeimage.fixture.Bindings$Annotated",
+            "io.sentinel.nativeimage.fixture.Bindings$Registered");
+    assertThat(annotated("io.sentinel.nativeimage.fixture.Bindings$Registered")).isTrue();
+    assertThat(annotated("io.sentinel.nativeimage.fixture.Bindings$ReadByClass")).isFalse();
+  }
+
+  private static Set<String> registeredByName() throws IOException {
+    Set<String> names = new TreeSet<>();
+    for (JsonNode entry : JSON.readTree(CONFIG.resolve("reflect-config.json").toFile())) {
+      names.add(entry.get("name").asText());
+    }
+    Path picocli = Path.of("target/classes/META-INF/native-image/picocli-generated");
+    if (Files.isDirectory(picocli)) {
+      for (JsonNode entry : JSON.readTree(picocli.resolve("reflect-config.json").toFile())) {
+        names.add(entry.get("name").asText());
+      }
+    }
+    return names;
+  }
+
+  private boolean annotated(String name) {
+    try {
+      Class<?> type = Class.forName(name, false, getClass().getClassLoader());
+      return Stream.of(type.getAnnotations())
+          .anyMatch(a -> a.annotationType().getName().equals(REGISTER));
+    } catch (ClassNotFoundException e) {
+      return false;
+    }
+  }
+
+  private static Executable executable(Class<?> type, JsonNode m) {
+    List<String> params = new ArrayList<>();
+    m.path("parameterTypes").forEach(p -> params.add(p.asText()));
+    Stream<Executable> candidates =
+        m.get("name").asText().equals("<init>")
+            ? Stream.<Executable>of(type.getDeclaredConstructors())
+            : Stream.<Executable>of(type.getDeclaredMethods())
+                .filter(d -> d.getName().equals(m.get("name").asText()));
+    return candidates
+        .filter(
+            e -> Arrays.stream(e.getParameterTypes()).map(Class::getName).toList().equals(params))
+        .findFirst()
+        .orElse(null);
+  }
+}

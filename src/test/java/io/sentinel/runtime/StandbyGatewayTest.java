@@ -1,0 +1,252 @@
+package io.sentinel.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.pi4j.io.gpio.digital.DigitalOutput;
+import com.pi4j.io.gpio.digital.DigitalState;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.sentinel.gpio.GpioAdapter;
+import io.sentinel.store.CoreLock;
+import io.sentinel.store.TestDatabase;
+import io.vertx.core.json.JsonObject;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A gateway with a standby configured, on Pi4J's mock pins (site src/test/resources/sites/gpio),
+ * and the test as the site's other core: it takes the core lock when the gateway loses it, holds it
+ * while the gateway stands by, and lets go for the gateway to take over (docs/standby.md).
+ */
+@QuarkusTest
+@WithTestResource(
+    value = BrokerResource.class,
+    scope = TestResourceScope.RESTRICTED_TO_CLASS,
+    initArgs = {
+      @ResourceArg(name = "site-dir", value = "src/test/resources/sites/gpio"),
+      @ResourceArg(name = "site-prefix", value = "standby"),
+      @ResourceArg(name = "sentinel.gpio.platform", value = "mock"),
+      @ResourceArg(name = "sentinel.standby.enabled", value = "true"),
+      @ResourceArg(name = "sentinel.mqtt.client-id", value = "standby-test-core-a"),
+      @ResourceArg(name = "sentinel.heartbeat.pin", value = "6")
+    })
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StandbyGatewayTest {
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final int AIR_DUMP = 24; // asserted by a fail-safe interlock; safe state low
+  private static final int HEARTBEAT = 6;
+
+  @BrokerResource.InjectBroker BrokerResource.Broker broker;
+
+  @Inject Gateway gateway;
+
+  @TestHTTPResource("/q/health/live")
+  URI live;
+
+  private CoreLock other;
+  private BrokerClient watcher;
+
+  /** The latest retained state on {@code rest}, once it is {@code state}. */
+  private JsonObject awaitState(String rest, String state) {
+    String topic = broker.topic(rest);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                watcher
+                    .last(topic)
+                    .map(r -> r.json().getString("state").equals(state))
+                    .orElse(false));
+    return watcher.last(topic).orElseThrow().json();
+  }
+
+  @Test
+  @Order(1)
+  void alone_theGatewayTakesTheLock_epochOne_everyCommandIdCarriesIt() {
+    await().atMost(WAIT).until(() -> gateway.role().equals("active") && gateway.running());
+    assertThat(gateway.epoch()).isEqualTo(1);
+    assertThat(engineCheck().getJsonObject("data").getString("role")).isEqualTo("active");
+    await().atMost(WAIT).until(() -> airDump().state() == DigitalState.HIGH);
+    await().atMost(WAIT).until(() -> db().count("SELECT count(*) FROM commands") > 0);
+    assertThat(db().count("SELECT count(*) FROM commands WHERE command_id NOT LIKE '%/e1.%'"))
+        .isZero();
+    assertThat(db().rows("SELECT epoch, holder FROM core_epoch"))
+        .containsExactly(java.util.List.of("1", "standby-test-core-a"));
+    watcher = broker.client("watcher").subscribe(broker.topic("status"), broker.topic("cores/#"));
+    assertThat(awaitState("cores/standby-test-core-a", "active").getLong("epoch")).isEqualTo(1);
+    awaitState("status", "online");
+  }
+
+  @Test
+  @Order(2)
+  void heartbeat_togglesWhilePassesRun_stopsWithin200msOfTheEngineLoopStalling() throws Exception {
+    HeartbeatLog beats = heartbeatLog();
+    await().atMost(WAIT).until(() -> beats.log.changes() >= 10);
+    long[] stall = new long[2];
+    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+    gateway
+        .loop()
+        .onContext(
+            () -> {
+              stall[0] = System.nanoTime();
+              try {
+                Thread.sleep(1000); // a pass that hangs
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              stall[1] = System.nanoTime();
+              done.countDown();
+              return io.sentinel.command.PlaneOutput.NONE;
+            });
+    assertThat(done.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    java.util.List<Long> during =
+        beats.times().stream().filter(t -> t > stall[0] + 200_000_000L && t < stall[1]).toList();
+    assertThat(during).isEmpty();
+    long lastBefore =
+        beats.times().stream().filter(t -> t < stall[1]).mapToLong(Long::longValue).max().orElse(0);
+    System.out.printf(
+        "heartbeat: last edge %d ms after the stall began (the stall lasted %d ms)%n",
+        (lastBefore - stall[0]) / 1_000_000, (stall[1] - stall[0]) / 1_000_000);
+    // And it starts again with the passes.
+    int after = beats.log.changes();
+    await().atMost(Duration.ofSeconds(2)).until(() -> beats.log.changes() > after + 5);
+  }
+
+  @Test
+  @Order(3)
+  void lockSessionTerminated_outputsSafeAndCommandsStopWithinOneSecond_thenStandsBy()
+      throws Exception {
+    DigitalOutput air = airDump();
+    assertThat(air.state()).isEqualTo(DigitalState.HIGH);
+    HeartbeatLog beats = heartbeatLog();
+    long terminated = System.nanoTime();
+    assertThat(
+            db().rows(
+                    "SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE"
+                        + " application_name = '"
+                        + CoreLock.APPLICATION_NAME
+                        + "' AND datname = current_database()"))
+        .containsExactly(java.util.List.of("true"));
+    // The site's other core takes the lock the moment the server let it go.
+    while (other == null && System.nanoTime() - terminated < Duration.ofSeconds(2).toNanos()) {
+      other =
+          CoreLock.tryTake(db().url(), broker.site(), "test-core-b", Duration.ofSeconds(1))
+              .orElse(null);
+    }
+    assertThat(other).isNotNull();
+    assertThat(other.epoch()).isEqualTo(2);
+    await()
+        .atMost(Duration.ofSeconds(1).minusNanos(System.nanoTime() - terminated))
+        .until(() -> air.state() == DigitalState.LOW && !gateway.role().equals("active"));
+    long stoppedAfterMs = (System.nanoTime() - terminated) / 1_000_000;
+    assertThat(stoppedAfterMs).isLessThan(1000);
+    System.out.printf("lock session terminated: outputs safe after %d ms%n", stoppedAfterMs);
+    // No core runs: the heartbeat has stopped and is low, so the watchdog relay drops.
+    await().atMost(Duration.ofSeconds(1)).until(() -> beats.pin.state() == DigitalState.LOW);
+    int edges = beats.log.changes();
+
+    // Standing by while the other core holds the lock: no pass, no command, live and saying so.
+    await().atMost(WAIT).until(() -> !gateway.running());
+    long commands = db().count("SELECT count(*) FROM commands");
+    Thread.sleep(3000);
+    assertThat(gateway.role()).isEqualTo("standby");
+    assertThat(db().count("SELECT count(*) FROM commands")).isEqualTo(commands);
+    assertThat(beats.log.changes()).isEqualTo(edges);
+    assertThat(gateway.heartbeat()).isEmpty();
+    JsonObject engine = engineCheck();
+    assertThat(engine.getString("status")).isEqualTo("UP");
+    assertThat(engine.getJsonObject("data").getString("role")).isEqualTo("standby");
+    // Retained: this core stands by; the site has no core online (the stopped core said so).
+    awaitState("cores/standby-test-core-a", "standby");
+    awaitState("status", "offline");
+  }
+
+  @Test
+  @Order(4)
+  void otherCoreEnds_standbyActiveWithinFiveSeconds_interlocksAsserted_epochPlusOne() {
+    assertThat(other).isNotNull();
+    long commands = db().count("SELECT count(*) FROM commands");
+    other.close();
+    long released = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                gateway.role().equals("active")
+                    && gateway.gpio().isPresent()
+                    && airDump().state() == DigitalState.HIGH);
+    assertThat((System.nanoTime() - released) / 1_000_000).isLessThan(5000);
+    assertThat(gateway.epoch()).isEqualTo(3);
+    await().atMost(WAIT).until(() -> db().count("SELECT count(*) FROM commands") > commands);
+    assertThat(
+            db().count(
+                    "SELECT count(*) FROM (SELECT command_id FROM commands ORDER BY seq OFFSET "
+                        + commands
+                        + ") c WHERE command_id NOT LIKE '%/e3.%'"))
+        .isZero();
+    assertThat(db().rows("SELECT epoch, holder FROM core_epoch"))
+        .containsExactly(java.util.List.of("3", "standby-test-core-a"));
+    assertThat(awaitState("cores/standby-test-core-a", "active").getLong("epoch")).isEqualTo(3);
+    awaitState("status", "online");
+  }
+
+  /** The heartbeat pin of the gateway's current start and its edges. */
+  private record HeartbeatLog(
+      DigitalOutput pin, io.sentinel.gpio.PinLog log, java.util.List<Long> at) {
+    java.util.List<Long> times() {
+      return at;
+    }
+  }
+
+  private HeartbeatLog heartbeatLog() {
+    var context = gateway.heartbeat().orElseThrow().context();
+    DigitalOutput pin = context.io(GpioAdapter.ioId(HEARTBEAT), DigitalOutput.class);
+    java.util.List<Long> at = new java.util.concurrent.CopyOnWriteArrayList<>();
+    pin.addListener(e -> at.add(System.nanoTime()));
+    return new HeartbeatLog(pin, io.sentinel.gpio.PinLog.of(context, HEARTBEAT), at);
+  }
+
+  private DigitalOutput airDump() {
+    GpioAdapter adapter = gateway.gpio().orElseThrow();
+    return adapter.context().io(GpioAdapter.ioId(AIR_DUMP), DigitalOutput.class);
+  }
+
+  private JsonObject engineCheck() {
+    JsonObject health = new JsonObject(http(live));
+    Optional<JsonObject> engine =
+        health.getJsonArray("checks").stream()
+            .map(JsonObject.class::cast)
+            .filter(c -> c.getString("name").equals("sentinel-engine"))
+            .findFirst();
+    return engine.orElseThrow();
+  }
+
+  private static String http(URI uri) {
+    try {
+      return HttpClient.newHttpClient()
+          .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
+          .body();
+    } catch (Exception e) {
+      throw new IllegalStateException(uri + ": " + e.getMessage(), e);
+    }
+  }
+
+  private TestDatabase db() {
+    return broker.database();
+  }
+}
