@@ -22,7 +22,7 @@ public interface SentinelConfig {
   /** The topic root sentinel/SITE/; unset: the site's own name. */
   Optional<String> site();
 
-  /** The gateway's own files (embedded database, spool), never inside a site folder. */
+  /** The gateway's own files (embedded database, journal), never inside a site folder. */
   @WithDefault("${user.home}/.sentinel")
   Path home();
 

@@ -22,8 +22,8 @@ import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * The gateway's start-up steps on the store: open it, let the last run's spool reach PostgreSQL,
- * choose the revision to start from, restore the last state into the cold engine.
+ * The gateway's start-up steps on the store: open it, choose the revision to start from, restore
+ * the last state into the cold engine.
  */
 final class GatewayStore {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
