@@ -52,6 +52,7 @@ final class ImportRules {
           "audit",
           "testing",
           "wire",
+          "config",
           "mqtt",
           "gpio",
           "store",
@@ -83,11 +84,13 @@ final class ImportRules {
         "audit", Set.of("point", "expr", "rule", "derived", "arbitration", "engine", "command"));
     MAY_IMPORT.put("testing", without(core, "audit"));
     MAY_IMPORT.put("wire", core);
+    // The one list of sentinel.* keys: read by the adapters that are configured, imports none.
+    MAY_IMPORT.put("config", Set.of());
     MAY_IMPORT.put("mqtt", with(core, "wire"));
     MAY_IMPORT.put("gpio", with(core, "wire"));
-    MAY_IMPORT.put("store", with(core, "wire"));
+    MAY_IMPORT.put("store", with(core, "wire", "config"));
     // Where the gateway is put together: these three may use the adapters.
-    MAY_IMPORT.put("api", with(core, "wire", "store", "runtime"));
+    MAY_IMPORT.put("api", with(core, "wire", "config", "store", "runtime"));
     MAY_IMPORT.put("cli", without(Set.copyOf(ALL), "cli", "api"));
     MAY_IMPORT.put("runtime", without(Set.copyOf(ALL), "runtime", "cli"));
   }

@@ -1,12 +1,13 @@
 package io.sentinel.api;
 
 import io.quarkus.runtime.StartupEvent;
+import io.sentinel.config.SentinelConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -19,8 +20,12 @@ public class ApiToken {
   private static final Logger LOG = Logger.getLogger("io.sentinel.api");
   private static final String BEARER = "Bearer ";
 
-  @ConfigProperty(name = "sentinel.api.token")
-  Optional<String> token;
+  Optional<String> token = Optional.empty();
+
+  @Inject
+  void configure(SentinelConfig config) {
+    token = config.api().token();
+  }
 
   void onStart(@Observes StartupEvent event) {
     if (configured().isEmpty()) {

@@ -3,10 +3,12 @@ package io.sentinel.cli;
 import io.sentinel.engine.EngineLimits;
 import io.sentinel.testing.FixtureRunner.CaseResult;
 import io.sentinel.testing.FixtureSuite;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,12 +27,21 @@ public final class TestCommand implements Callable<Integer> {
   @Option(names = "--coverage", description = "list each rule that lacks a conventional case")
   boolean coverage;
 
+  @Option(
+      names = "--junit",
+      paramLabel = "FILE",
+      description = "also write the results as JUnit XML (a test case per fixture case) to FILE")
+  Optional<Path> junit;
+
   @Spec CommandSpec spec;
 
   @Override
-  public Integer call() {
+  public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     FixtureSuite.Report report = FixtureSuite.run(site, EngineLimits.DEFAULT);
+    if (junit.isPresent()) {
+      JunitReport.write(report, junit.get());
+    }
     report.problems().forEach(p -> out.println(p.format()));
     if (report.hasErrors()) {
       out.println("fixtures not run: the site or its fixtures have errors");

@@ -2,6 +2,7 @@ package io.sentinel.cli;
 
 import io.sentinel.site.Site;
 import io.sentinel.site.yaml.Problem;
+import io.sentinel.wire.Payloads;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,22 @@ public final class ValidateCommand implements Callable<Integer> {
           "the site whose registry a single rule file is checked against (default: found above the file)")
   Optional<Path> site;
 
+  /** How the problems are printed: for a person, for a program, or for a GitHub Actions log. */
+  enum Format {
+    TEXT,
+    JSON,
+    GITHUB
+  }
+
+  @Option(
+      names = "--format",
+      paramLabel = "text|json|github",
+      description =
+          "text (default): a line per problem and a summary; json: one JSON object; github:"
+              + " GitHub Actions annotations (::error file=F,line=L,title=ID::message)",
+      defaultValue = "text")
+  Format format;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -38,7 +55,9 @@ public final class ValidateCommand implements Callable<Integer> {
       return 2;
     }
     Site.Loaded loaded;
+    Path base;
     if (Files.isDirectory(target)) {
+      base = target;
       loaded = Site.load(target);
     } else {
       Optional<Path> dir = site.or(() -> siteAbove(target));
@@ -49,22 +68,34 @@ public final class ValidateCommand implements Callable<Integer> {
                 "sentinel validate: no site (points.yaml) above " + target + "; pass --site DIR");
         return 2;
       }
+      base = dir.get();
       loaded = Site.load(dir.get(), List.of(target));
     }
-    return report(
-        out, loaded.problems(), loaded.site().map(s -> s.ruleSet().rules().size()).orElse(0));
+    List<Problem> problems = loaded.problems();
+    int rules = loaded.site().map(s -> s.ruleSet().rules().size()).orElse(0);
+    boolean valid = problems.stream().noneMatch(Problem::isError);
+    switch (format) {
+      case JSON -> out.println(Payloads.validationJson("site", rules, problems).encode());
+      case GITHUB -> {
+        problems.forEach(p -> out.println(GithubAnnotation.of(p, base)));
+        summary(out, problems, rules);
+      }
+      case TEXT -> {
+        problems.forEach(p -> out.println(p.format()));
+        summary(out, problems, rules);
+      }
+    }
+    return valid ? 0 : 1;
   }
 
-  static int report(PrintWriter out, List<Problem> problems, int rules) {
-    problems.forEach(p -> out.println(p.format()));
+  private static void summary(PrintWriter out, List<Problem> problems, int rules) {
     long errors = problems.stream().filter(Problem::isError).count();
     long warnings = problems.size() - errors;
     if (errors > 0) {
       out.println(errors + " error(s), " + warnings + " warning(s)");
-      return 1;
+    } else {
+      out.println("valid: " + rules + " rule(s), " + warnings + " warning(s)");
     }
-    out.println("valid: " + rules + " rule(s), " + warnings + " warning(s)");
-    return 0;
   }
 
   private static Optional<Path> siteAbove(Path file) {

@@ -98,6 +98,7 @@ public final class MqttConnection {
   private final byte[] offlineStatus;
   private final Collection<String> filters;
   private final Listener listener;
+  private final BrokerReachability reachability = new BrokerReachability();
   private final Object lock = new Object();
   private final Map<String, byte[]> retained = new ConcurrentHashMap<>();
   private final ArrayDeque<Pending> offline = new ArrayDeque<>();
@@ -285,10 +286,10 @@ public final class MqttConnection {
     connecting.whenComplete(
         (ack, error) -> {
           if (error != null) {
-            LOG.warnf(
-                "SEN-011 cannot reach the MQTT broker at %s (%s); retrying with backoff up"
-                    + " to %s; the engine runs meanwhile",
-                redacted(), BrokerTls.describe(error, redacted()), settings.reconnectMax());
+            // Said by onDisconnected, which hears this attempt and every retry.
+            LOG.debugf(
+                "first connect to %s failed: %s",
+                redacted(), BrokerTls.describe(error, redacted()));
           }
         });
   }
@@ -399,11 +400,12 @@ public final class MqttConnection {
       queued = new ArrayList<>(offline);
       offline.clear();
     }
+    boolean wasUnreachable = reachability.reached();
     LOG.infof(
         "SEN-013 connected to %s as %s%s (%s)",
         redacted(),
         settings.clientId(),
-        everConnected ? " again" : "",
+        everConnected ? " again" : wasUnreachable ? " (reachable now)" : "",
         client5 != null
             ? "MQTT 5, receive maximum " + settings.receiveMaximum()
             : "MQTT 3.1.1: the broker's max_inflight_messages is the window");
@@ -427,14 +429,42 @@ public final class MqttConnection {
     synchronized (lock) {
       connected = false;
     }
+    String reason = reason(cause);
+    String described = cause == null ? "closed" : BrokerTls.describe(cause, redacted());
     if (was && !stopping) {
       LOG.warnf(
           "SEN-014 lost the MQTT broker at %s (%s); reconnecting with backoff, commands wait",
-          redacted(), cause == null ? "closed" : BrokerTls.describe(cause, redacted()));
+          redacted(), described);
+      reachability.failed(described);
+    } else if (!was && !stopping) {
+      // A connect attempt failed: said when it is news, not at every retry.
+      reachability
+          .failed(described)
+          .ifPresent(
+              r ->
+                  LOG.warnf(
+                      "SEN-011 cannot reach the MQTT broker at %s: %s; retrying with backoff up"
+                          + " to %s, said again when the reason changes; the engine runs meanwhile",
+                      redacted(), r, settings.reconnectMax()));
     }
     if (was) {
-      listener.disconnected(cause == null ? "closed" : String.valueOf(cause.getMessage()));
+      listener.disconnected(reason);
     }
+  }
+
+  /** The failure's own words, its cause's when it wraps one (connection refused, unknown host). */
+  private static String reason(Throwable cause) {
+    if (cause == null) {
+      return "closed";
+    }
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String own = String.valueOf(cause.getMessage());
+    return root == cause || root.getMessage() == null || own.contains(root.getMessage())
+        ? own
+        : own + ": " + root.getMessage();
   }
 
   /** The broker's address without credentials: what logs and /q/health may show. */

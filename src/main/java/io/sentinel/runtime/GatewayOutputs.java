@@ -10,6 +10,8 @@ import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.wire.Payloads;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.jboss.logging.Logger;
 
 /**
@@ -50,7 +52,19 @@ final class GatewayOutputs implements EngineLoop.Outputs {
           d.winner().map(w -> w.ruleId() + ", " + d.decidingKey()).orElse("no claim"));
       mqtt.publishRetained(topics.claims(d.pointId()), Payloads.claims(d, now));
     }
-    result.events().forEach(this::event);
+    List<ControlEvent> warmupLeft = new ArrayList<>();
+    for (ControlEvent e : result.events()) {
+      if (e.kind().equals(WarmupSummary.KIND)) {
+        warmupLeft.add(e);
+        mqtt.publishEvent(topics.events(e.kind()), Payloads.event(e));
+      } else {
+        event(e);
+      }
+    }
+    WarmupSummary.lines(warmupLeft).forEach(LOG::info);
+    if (warmupLeft.size() > WarmupSummary.ONE_BY_ONE) {
+      warmupLeft.forEach(e -> LOG.debug(line(e)));
+    }
     for (ActionFired a : result.actions()) {
       LOG.infof("action %s of %s: %s", a.kind(), a.ruleId(), a.fields());
       mqtt.publishEvent(topics.events(a.kind()), Payloads.action(a));
@@ -72,8 +86,13 @@ final class GatewayOutputs implements EngineLoop.Outputs {
   }
 
   private void event(ControlEvent e) {
-    LOG.infof("event %s %s: %s", e.kind(), e.subject(), e.message());
+    LOG.info(line(e));
     mqtt.publishEvent(topics.events(e.kind()), Payloads.event(e));
+  }
+
+  /** {@code event warmup-left pump-run-on: all inputs live}: how an event is logged. */
+  static String line(ControlEvent e) {
+    return "event " + e.kind() + " " + e.subject() + ": " + e.message();
   }
 
   private void self(SelfPoint p) {

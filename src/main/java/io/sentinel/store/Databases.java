@@ -32,8 +32,7 @@ public final class Databases implements AutoCloseable {
       Migrations.migrate(url);
       return new Databases(Optional.empty(), url);
     }
-    StoreConfig config =
-        StoreConfig.from(org.eclipse.microprofile.config.ConfigProvider.getConfig());
+    StoreConfig config = StoreConfig.from(io.sentinel.config.Configuration.current());
     EmbeddedDatabase e =
         EmbeddedDatabase.start(config.embeddedDataDir(), config.embeddedBinariesDir(), true);
     Migrations.migrate(e.url());

@@ -1,13 +1,12 @@
 package io.sentinel.store;
 
+import io.sentinel.config.SentinelConfig;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Optional;
-import org.eclipse.microprofile.config.Config;
 
 /**
  * The store's configuration (Quarkus configuration, so each key also reads from the environment:
- * {@code sentinel.db.url} / {@code SENTINEL_DB_URL} ...). Defaults: docs/persistence.md.
+ * {@code sentinel.db.url} / {@code SENTINEL_DB_URL} ...). Keys and defaults: docs/configuration.md.
  */
 public record StoreConfig(
     Optional<String> url,
@@ -15,46 +14,26 @@ public record StoreConfig(
     Path embeddedBinariesDir,
     Journal.Settings journal) {
 
-  /** The folder the gateway keeps its own files in, outside any site folder: ~/.sentinel. */
-  public static Path home() {
-    return Path.of(System.getProperty("user.home"), ".sentinel");
-  }
-
-  /** {@code sentinel.home} when set, else {@link #home()}. */
-  public static Path home(Config c) {
-    return c.getOptionalValue("sentinel.home", String.class).map(Path::of).orElse(home());
-  }
-
-  public static StoreConfig from(Config c) {
-    Path home = home(c);
-    Journal.Settings d =
-        Journal.Settings.defaults(
-            c.getOptionalValue("sentinel.journal.dir", String.class)
-                .filter(s -> !s.isBlank())
-                .map(Path::of)
-                .orElse(home.resolve("journal")));
+  /** The store's part of the mapping; what is unset there lies under {@code sentinel.home}. */
+  public static StoreConfig from(SentinelConfig config) {
+    SentinelConfig.Db db = config.db();
+    SentinelConfig.Journal journal = config.journal();
+    Path home = config.home();
+    Journal.Settings d = Journal.Settings.defaults(journal.dir().orElse(home.resolve("journal")));
     Journal.Settings settings =
         new Journal.Settings(
-            c.getOptionalValue("sentinel.db.queue-capacity", Integer.class)
-                .orElse(d.queueCapacity()),
-            c.getOptionalValue("sentinel.db.batch-rows", Integer.class).orElse(d.batchRows()),
+            db.queueCapacity(),
+            db.batchRows(),
             d.dir(),
-            c.getOptionalValue("sentinel.journal.max-mb", Long.class)
-                .map(mb -> mb << 20)
-                .orElse(d.maxBytes()),
-            c.getOptionalValue("sentinel.journal.segment-mb", Long.class)
-                .map(mb -> mb << 20)
-                .orElse(d.segmentBytes()),
-            c.getOptionalValue("sentinel.db.write-timeout", Duration.class)
-                .orElse(d.writeTimeout()),
-            c.getOptionalValue("sentinel.db.retry-every", Duration.class).orElse(d.retryEvery()),
-            c.getOptionalValue("sentinel.db.retry-max", Duration.class).orElse(d.retryMax()),
-            c.getOptionalValue("sentinel.db.retention", Duration.class).orElse(d.retention()));
+            journal.maxMb() << 20,
+            journal.segmentMb() << 20,
+            db.writeTimeout(),
+            db.retryEvery(),
+            db.retryMax(),
+            db.retention());
     return new StoreConfig(
-        c.getOptionalValue("sentinel.db.url", String.class).filter(u -> !u.isBlank()),
-        c.getOptionalValue("sentinel.db.embedded.data-dir", String.class)
-            .map(Path::of)
-            .orElse(home.resolve("pgdata")),
+        db.url().filter(u -> !u.isBlank()),
+        db.embedded().dataDir().orElse(home.resolve("pgdata")),
         home.resolve("pg-bin"),
         settings);
   }

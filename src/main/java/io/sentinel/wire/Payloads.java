@@ -103,6 +103,24 @@ public final class Payloads {
    * One problem as {@code ruleset/status} and {@code POST /api/v1/rules:validate} carry it: {@code
    * {"severity", "code", "file", "line", "rule", "message"}}.
    */
+  /**
+   * A validation's verdict, as {@code POST /api/v1/rules:validate} and {@code sentinel validate
+   * --format json} give it: {@code {"kind", "valid", "rules", "errors", "warnings", "problems"}}.
+   */
+  public static JsonObject validationJson(
+      String kind, int rules, List<io.sentinel.site.yaml.Problem> problems) {
+    long errors = problems.stream().filter(io.sentinel.site.yaml.Problem::isError).count();
+    JsonArray list = new JsonArray();
+    problems.forEach(p -> list.add(problemJson(p)));
+    return new JsonObject()
+        .put("kind", kind)
+        .put("valid", errors == 0)
+        .put("rules", rules)
+        .put("errors", errors)
+        .put("warnings", problems.size() - errors)
+        .put("problems", list);
+  }
+
   public static JsonObject problemJson(io.sentinel.site.yaml.Problem p) {
     return new JsonObject()
         .put("severity", p.severity().wireName())

@@ -52,7 +52,13 @@ public final class BrokerClient implements AutoCloseable {
           received.add(r);
           onMessage.accept(r);
         });
-    client.connectWith().cleanSession(!persistentSession).send().join();
+    // Bounded: a broker that never answers fails the test that asked, instead of hanging the run.
+    client
+        .connectWith()
+        .cleanSession(!persistentSession)
+        .send()
+        .orTimeout(30, TimeUnit.SECONDS)
+        .join();
   }
 
   public BrokerClient subscribe(String... filters) {

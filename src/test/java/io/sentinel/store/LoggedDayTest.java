@@ -134,12 +134,21 @@ class LoggedDayTest {
   void auditTable_editedRemovedOrReordered_namesTheFirstBrokenLink() {
     try (TestDatabase copy = TestDatabase.create()) {
       // Each tampering on a copy of the table, in the order: edit, remove, reorder.
-      String source = db.url().database();
+      // The source's server by host and port: the embedded fallback is not on the default port.
+      String source =
+          "host="
+              + db.url().host()
+              + " port="
+              + db.url().port()
+              + " dbname="
+              + db.url().database()
+              + " user="
+              + db.url().user();
       copy.execute("CREATE EXTENSION IF NOT EXISTS dblink");
       copy.execute(
-          "INSERT INTO audit_log SELECT * FROM dblink('dbname="
+          "INSERT INTO audit_log SELECT * FROM dblink('"
               + source
-              + " user=postgres',"
+              + "',"
               + " 'SELECT * FROM audit_log') AS t(seq bigint, event_id text, kind text, rule_id text,"
               + " revision bigint, matched_inputs jsonb, resolved_outputs jsonb, band text, priority int,"
               + " deciding_key text, contenders jsonb, device_id text, zone text, cycle bigint, ts text,"
@@ -162,9 +171,9 @@ class LoggedDayTest {
 
       copy.execute("DELETE FROM audit_log WHERE seq >= 12");
       copy.execute(
-          "INSERT INTO audit_log SELECT * FROM dblink('dbname="
+          "INSERT INTO audit_log SELECT * FROM dblink('"
               + source
-              + " user=postgres',"
+              + "',"
               + " 'SELECT * FROM audit_log WHERE seq >= 12') AS t(seq bigint, event_id text, kind text, rule_id text,"
               + " revision bigint, matched_inputs jsonb, resolved_outputs jsonb, band text, priority int,"
               + " deciding_key text, contenders jsonb, device_id text, zone text, cycle bigint, ts text,"

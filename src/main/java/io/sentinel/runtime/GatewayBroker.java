@@ -1,0 +1,69 @@
+package io.sentinel.runtime;
+
+import io.sentinel.config.SentinelConfig;
+import io.sentinel.mqtt.EmbeddedBroker;
+import io.sentinel.mqtt.MqttConnection;
+import io.sentinel.mqtt.Topics;
+import java.net.URI;
+import java.util.Optional;
+import org.jboss.logging.Logger;
+
+/**
+ * The broker the gateway talks to: {@code sentinel.mqtt.url}, else an embedded one, else (its port
+ * taken) the machine's broker already there. The embedded broker, when started, is closed with it.
+ */
+final class GatewayBroker implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
+
+  private final Optional<EmbeddedBroker> embedded;
+  private final String url;
+
+  private GatewayBroker(Optional<EmbeddedBroker> embedded, String url) {
+    this.embedded = embedded;
+    this.url = url;
+  }
+
+  static GatewayBroker choose(SentinelConfig.Mqtt config, Topics topics) {
+    Optional<String> configured = config.url().map(String::trim).filter(u -> !u.isBlank());
+    if (configured.isPresent()) {
+      return new GatewayBroker(Optional.empty(), configured.get());
+    }
+    try {
+      EmbeddedBroker broker = EmbeddedBroker.start(config.embeddedHost(), config.embeddedPort());
+      LOG.infof(
+          "SEN-003 no sentinel.mqtt.url: embedded MQTT broker on %s, loopback only (anonymous,"
+              + " no TLS: reachable from this machine alone; publish samples to %s<id>)",
+          broker.url(), topics.pointPrefix());
+      return new GatewayBroker(Optional.of(broker), broker.url());
+    } catch (EmbeddedBroker.PortInUseException e) {
+      // A broker already listens where the embedded one would: that is the machine's broker,
+      // which is what an operator who configured nothing expects the gateway to use.
+      LOG.infof(
+          "SEN-005 no sentinel.mqtt.url and %s:%d is taken: using the broker already there (set"
+              + " sentinel.mqtt.url / SENTINEL_MQTT_URL to choose another)",
+          config.embeddedHost(), config.embeddedPort());
+      return new GatewayBroker(
+          Optional.empty(), "tcp://" + config.embeddedHost() + ":" + config.embeddedPort());
+    }
+  }
+
+  /** The connection's settings: this broker, as {@code clientId}. */
+  MqttConnection.Settings settings(SentinelConfig.Mqtt config, String clientId) {
+    return new MqttConnection.Settings(
+        URI.create(url),
+        clientId,
+        config.keepAlive(),
+        config.reconnectInitial(),
+        config.reconnectMax(),
+        config.offlineEvents(),
+        // Moquette speaks 3.1.1 only (docs/runtime.md, "The embedded broker").
+        embedded.isPresent() ? 3 : config.version(),
+        config.receiveMaximum(),
+        config.caFile().filter(f -> !f.isBlank()).map(java.nio.file.Path::of));
+  }
+
+  @Override
+  public void close() {
+    embedded.ifPresent(EmbeddedBroker::close);
+  }
+}

@@ -1,0 +1,98 @@
+package io.sentinel.runtime;
+
+import io.sentinel.mqtt.IngestDecoder;
+import io.sentinel.mqtt.MqttConnection;
+import io.sentinel.mqtt.Topics;
+import io.sentinel.wire.Payloads;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * On the MQTT client's thread: decode, queue samples, count and report rejections. The message is
+ * acknowledged to the broker (manual acknowledgement, {@link MqttConnection}) once the pass that
+ * took its samples is durable in the journal; a message with no sample to take (rejected: counted
+ * and logged here) at once.
+ */
+final class MqttIngest implements MqttConnection.Inbound {
+  private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
+
+  private final Topics topics;
+  private final IngestDecoder decoder;
+  private final Supplier<EngineLoop> loop;
+  private final Supplier<RulesetTopic> rulesetTopic;
+  private final Supplier<MqttConnection> mqtt;
+  private final GatewayMetrics metrics;
+  private final InstantSource clock;
+  private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
+
+  MqttIngest(
+      Topics topics,
+      IngestDecoder decoder,
+      Supplier<EngineLoop> loop,
+      Supplier<RulesetTopic> rulesetTopic,
+      Supplier<MqttConnection> mqtt,
+      GatewayMetrics metrics,
+      InstantSource clock) {
+    this.topics = topics;
+    this.decoder = decoder;
+    this.loop = loop;
+    this.rulesetTopic = rulesetTopic;
+    this.mqtt = mqtt;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  @Override
+  public void message(String topic, byte[] payload, Runnable acknowledge) {
+    EngineLoop l = loop.get();
+    if (l == null) {
+      // Stopping: not acknowledged, so the broker delivers it again to the next session.
+      return;
+    }
+    Instant at = clock.instant();
+    if (topic.equals(topics.ruleset())) {
+      RulesetTopic r = rulesetTopic.get();
+      if (r != null) {
+        r.offer(payload);
+      }
+      // At once: the document is retained, and every start subscribes again and gets it again, so
+      // holding this acknowledgement over the decision and its database writes protects nothing.
+      acknowledge.run();
+      return;
+    }
+    IngestDecoder.Decoded decoded = decoder.decode(topic, payload, at);
+    String source = "mqtt:" + topic;
+    l.offer(decoded.samples(), source, decoded.deviceTime(), acknowledge);
+    metrics.accepted(decoded.samples().size());
+    for (IngestDecoder.Rejection r : decoded.rejections()) {
+      metrics.rejected(r.reason());
+      mqtt.get()
+          .publishEvent(
+              topics.events("ingest-rejected"),
+              Payloads.rejection(r.reason().wireName(), r.topic(), r.pointId(), r.message(), at));
+      warnRarely(r);
+    }
+  }
+
+  /** A flood of bad payloads is counted in full but logged at most every 10 s per reason. */
+  private void warnRarely(IngestDecoder.Rejection r) {
+    AtomicLong last =
+        lastRejectionWarning.computeIfAbsent(r.reason().wireName(), k -> new AtomicLong());
+    long now = System.nanoTime();
+    long previous = last.get();
+    if ((previous == 0 || now - previous > Duration.ofSeconds(10).toNanos())
+        && last.compareAndSet(previous, now)) {
+      LOG.warnf(
+          "SEN-006 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
+          r.reason().wireName(), r.topic(), r.message());
+    } else {
+      LOG.debugf("rejected %s on %s: %s", r.reason().wireName(), r.topic(), r.message());
+    }
+  }
+}
