@@ -110,8 +110,8 @@ class CommandLineForCiTest {
     assertThat(run.exit()).isEqualTo(1);
     Document xml = parse(report);
     NodeList errors = xml.getElementsByTagName("error");
-    assertThat(errors.getLength()).isEqualTo(19);
-    assertThat(xml.getDocumentElement().getAttribute("errors")).isEqualTo("19");
+    assertThat(errors.getLength()).isEqualTo(20);
+    assertThat(xml.getDocumentElement().getAttribute("errors")).isEqualTo("20");
     assertThat(((Element) errors.item(0)).getAttribute("type")).matches("[A-Z]+-\\d+");
   }
 
@@ -120,7 +120,7 @@ class CommandLineForCiTest {
     CliRunner run = CliRunner.run("validate", VIOLATIONS, "--format", "github");
     assertThat(run.exit()).isEqualTo(1);
     List<String> annotations = run.output().lines().filter(l -> l.startsWith("::")).toList();
-    assertThat(annotations).hasSize(20).allMatch(l -> ANNOTATION.matcher(l).matches());
+    assertThat(annotations).hasSize(21).allMatch(l -> ANNOTATION.matcher(l).matches());
     assertThat(annotations)
         .contains(
             "::error file="
@@ -133,7 +133,7 @@ class CommandLineForCiTest {
                     "::warning file="
                         + VIOLATIONS
                         + "/rules/violations.yaml,line=125,title=RULE-080::"));
-    assertThat(run.output()).contains("19 error(s), 1 warning(s)");
+    assertThat(run.output()).contains("20 error(s), 1 warning(s)");
   }
 
   @Test
@@ -142,9 +142,9 @@ class CommandLineForCiTest {
     assertThat(run.exit()).isEqualTo(1);
     JsonNode json = new ObjectMapper().readTree(run.output());
     assertThat(json.get("valid").booleanValue()).isFalse();
-    assertThat(json.get("errors").intValue()).isEqualTo(19);
+    assertThat(json.get("errors").intValue()).isEqualTo(20);
     assertThat(json.get("warnings").intValue()).isEqualTo(1);
-    assertThat(json.get("problems")).hasSize(20);
+    assertThat(json.get("problems")).hasSize(21);
     assertThat(json.get("problems").get(0).get("code").textValue()).matches("[A-Z]+-\\d+");
     CliRunner valid = CliRunner.run("validate", ".", "--format", "json");
     assertThat(valid.exit()).isZero();
