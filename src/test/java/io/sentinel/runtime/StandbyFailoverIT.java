@@ -248,7 +248,7 @@ class StandbyFailoverIT {
             java,
             "-Dquarkus.http.port=0",
             "-Dsentinel.home=" + dir.resolve("home-" + id),
-            "-Dsentinel.db.spool-dir=" + dir.resolve("spool-" + id),
+            "-Dsentinel.journal.dir=" + dir.resolve("journal-" + id),
             "-Dsentinel.mqtt.reconnect-initial=100ms",
             "-Dsentinel.mqtt.reconnect-max=1s",
             "-Dsentinel.standby.enabled=true",
