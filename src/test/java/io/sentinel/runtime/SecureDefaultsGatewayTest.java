@@ -70,7 +70,11 @@ class SecureDefaultsGatewayTest {
     assertThat(unsigned)
         .contains("[REV-020]", "allow_unsigned_revisions", "sentinel keygen", "keys.yaml")
         .contains("rejected; revision " + active + " stays active");
-    String signed = push(RevisionDocument.withSignature(doc, RevisionKeys.generate().getPrivate()));
+    // A revision number of its own: the embedded broker (Moquette) drops the RETAIN flag, so push
+    // could not tell the first push's retained status from this one's answer.
+    String next = doc.replaceFirst("revision: " + (active + 1), "revision: " + (active + 2));
+    String signed =
+        push(RevisionDocument.withSignature(next, RevisionKeys.generate().getPrivate()));
     assertThat(signed).contains("[REV-025]", "trusts no keys");
     assertThat(gateway.activeRevision()).isEqualTo(active);
   }
