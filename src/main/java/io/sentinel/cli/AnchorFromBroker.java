@@ -21,6 +21,13 @@ final class AnchorFromBroker {
   private AnchorFromBroker() {}
 
   static AuditAnchor take(String broker, String site, Duration wait) throws InterruptedException {
+    return take(broker, site, System.nanoTime() + wait.toNanos(), false);
+  }
+
+  private static AuditAnchor take(
+      String broker, String site, long deadlineNanos, boolean lostBefore)
+      throws InterruptedException {
+    Duration wait = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
     URI url = URI.create(broker.contains("://") ? broker : "tcp://" + broker);
     String where = url.getScheme() + "://" + url.getHost() + ":" + url.getPort();
     String topic = new Topics(site).auditAnchor();
@@ -49,6 +56,9 @@ final class AnchorFromBroker {
       throw new IllegalArgumentException(
           "no retained anchor on " + topic + " at " + where + " within " + wait.toSeconds() + " s");
     } catch (ExecutionException e) {
+      if (ConnectionLoss.worthRetrying(e.getCause(), lostBefore, deadlineNanos)) {
+        return take(broker, site, deadlineNanos, true);
+      }
       throw new IllegalArgumentException(BrokerTls.describe(e.getCause(), where));
     } finally {
       client.disconnect();

@@ -123,18 +123,28 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       return 1;
     }
     String hash = CanonicalBody.sha256(body.get());
-    return publishAndWait(document, hash, wait.get(), out, err);
+    return publishAndWait(
+        document, hash, System.nanoTime() + wait.get().toNanos(), false, out, err);
   }
 
   private int publishAndWait(
-      byte[] document, String hash, Duration wait, PrintWriter out, PrintWriter err)
+      byte[] document,
+      String hash,
+      long deadlineNanos,
+      boolean lostBefore,
+      PrintWriter out,
+      PrintWriter err)
       throws InterruptedException {
+    Duration wait = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
     URI url = URI.create(broker.contains("://") ? broker : "tcp://" + broker);
     Topics topics = new Topics(site);
     CompletableFuture<JsonNode> status = new CompletableFuture<>();
     Mqtt3AsyncClient client =
         MqttConnection.builder(
                 url, "sentinel-push-" + UUID.randomUUID().toString().substring(0, 8), caFile)
+            // A connection lost while the status is awaited ends the wait: this subscription is
+            // gone with it, and the exchange is started again on a new one (below).
+            .addDisconnectedListener(ctx -> status.completeExceptionally(ctx.getCause()))
             .buildAsync();
     client.publishes(
         MqttGlobalPublishFilter.ALL,
@@ -194,6 +204,19 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       return 2;
     } catch (ExecutionException e) {
       String where = url.getScheme() + "://" + url.getHost() + ":" + url.getPort();
+      if (ConnectionLoss.worthRetrying(e.getCause(), lostBefore, deadlineNanos)) {
+        // Publishing the same retained document again is safe: the gateway answers a revision
+        // already active with its status, and a document it refused with the same refusal.
+        if (!lostBefore) {
+          err.println(
+              "sentinel push: "
+                  + where
+                  + " closed the connection ("
+                  + e.getCause().getMessage()
+                  + "); publishing again");
+        }
+        return publishAndWait(document, hash, deadlineNanos, true, out, err);
+      }
       err.println("sentinel push: " + io.sentinel.mqtt.BrokerTls.describe(e.getCause(), where));
       return 2;
     } finally {

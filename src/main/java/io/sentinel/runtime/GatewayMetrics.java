@@ -41,6 +41,7 @@ final class GatewayMetrics {
       java.util.List.of(
           "active/",
           "unchanged/",
+          "repeated/",
           "rejected/invalid",
           "rejected/stale",
           "rejected/unsigned",
@@ -182,7 +183,10 @@ final class GatewayMetrics {
     }
   }
 
-  /** {@code active}, {@code unchanged}, or {@code rejected} with its reason. */
+  /**
+   * {@code active}, {@code unchanged}, {@code repeated} (a document refused before, delivered
+   * again), or {@code rejected} with its reason.
+   */
   void revision(String outcome, String reason) {
     Counter c = revisions.get(outcome + "/" + reason);
     if (c != null) {

@@ -67,6 +67,11 @@ final class RulesetTopic implements AutoCloseable {
   /** The content hash of the document the last status was about ("" when it was unreadable). */
   private String lastStatusHash;
 
+  /** The last document refused, byte for byte, with its refusal. */
+  private Refused lastRefused;
+
+  private record Refused(byte[] payload, RevisionGate.Reject reject, String hash) {}
+
   RulesetTopic(
       Site.Basis basis,
       Topics topics,
@@ -132,6 +137,22 @@ final class RulesetTopic implements AutoCloseable {
       LOG.infof("SEN-036 %s cleared: revision %d stays active", file, active.revision());
       return;
     }
+    Refused before = lastRefused;
+    if (before != null && java.util.Arrays.equals(payload, before.payload())) {
+      // The same refused bytes again (the retained copy after a reconnect, or a push repeated):
+      // the refusal is said again for whoever waits on it, but recorded and counted once.
+      LOG.debugf("a revision document refused before was delivered again: refused again");
+      metrics.revision("repeated", "");
+      status(
+          before.reject().revision(),
+          "rejected",
+          before.hash(),
+          before.reject().problems(),
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty());
+      return;
+    }
     Optional<String> text = text(payload);
     RevisionGate.Verdict verdict;
     String hash = "";
@@ -175,6 +196,7 @@ final class RulesetTopic implements AutoCloseable {
       }
     } else {
       reject((RevisionGate.Reject) verdict, hash, text);
+      lastRefused = new Refused(payload, (RevisionGate.Reject) verdict, hash);
     }
   }
 

@@ -2,7 +2,9 @@ package io.sentinel.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.site.Site;
+import io.sentinel.site.revision.CanonicalBody;
 import io.sentinel.site.revision.RevisionDocument;
 import io.sentinel.site.revision.RevisionKeys;
 import io.sentinel.site.yaml.Problems;
@@ -102,5 +104,84 @@ class PushCommandTest {
         .contains(", \"signature\": \"");
     assertThat(RevisionDocument.canonicalBody(signed))
         .isEqualTo(RevisionDocument.canonicalBody(json));
+  }
+
+  @Test
+  void aConnectionTheBrokerCloses_isOpenedAgain_andThePushWaitsOnForItsStatus() throws Exception {
+    String site = "flaky-" + UUID.randomUUID().toString().substring(0, 8);
+    String text = "revision: 2\nsite: " + site + "\nrules: []\n";
+    Path file = Files.writeString(dir.resolve("r.yaml"), text);
+    String hash = CanonicalBody.sha256(RevisionDocument.canonicalBody(text).orElseThrow());
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    java.util.concurrent.atomic.AtomicInteger documents =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicReference<EmbeddedBroker> broker =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.ExecutorService gateway =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    int p = port;
+    java.util.function.BiConsumer<String, byte[]>[] seen = new java.util.function.BiConsumer[1];
+    seen[0] =
+        (topic, payload) -> {
+          if (!topic.equals("sentinel/" + site + "/ruleset")) {
+            return;
+          }
+          if (documents.incrementAndGet() == 1) {
+            // The first delivery: the broker goes away under the push, and comes back.
+            gateway.execute(
+                () -> {
+                  broker.get().close();
+                  broker.set(EmbeddedBroker.start("127.0.0.1", p, seen[0]));
+                });
+          } else {
+            gateway.execute(() -> answer(p, site, hash));
+          }
+        };
+    broker.set(EmbeddedBroker.start("127.0.0.1", port, seen[0]));
+    try {
+      CliRunner r =
+          CliRunner.run(
+              "push",
+              file.toString(),
+              "--broker",
+              "tcp://127.0.0.1:" + port,
+              "--site",
+              site,
+              "--timeout",
+              "20s");
+      assertThat(r.exit()).as(r.output()).isZero();
+      assertThat(r.output()).contains("closed the connection", "publishing again", "active");
+      assertThat(documents.get()).isEqualTo(2);
+    } finally {
+      gateway.shutdownNow();
+      broker.get().close();
+    }
+  }
+
+  /** What a gateway says of a document it activated: its status, matched by content hash. */
+  private static void answer(int port, String site, String hash) {
+    var client =
+        com.hivemq.client.mqtt.MqttClient.builder()
+            .useMqttVersion3()
+            .identifier("gateway-" + site)
+            .serverHost("127.0.0.1")
+            .serverPort(port)
+            .buildBlocking();
+    client.connect();
+    client
+        .publishWith()
+        .topic("sentinel/" + site + "/ruleset/status")
+        .payload(
+            ("{\"revision\": 2, \"state\": \"active\", \"active_revision\": 2,"
+                    + " \"content_hash\": \""
+                    + hash
+                    + "\", \"problems\": []}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        .qos(com.hivemq.client.mqtt.datatypes.MqttQos.AT_LEAST_ONCE)
+        .send();
+    client.disconnect();
   }
 }

@@ -201,7 +201,11 @@ class GatewayCrashIT {
     publisher.join(Duration.between(Instant.now(), deadline).toMillis());
     assertThat(published.get()).isEqualTo(SAMPLES);
     // Every sample the device published (each PUBACKed to it by the broker) is logged.
-    await("every sample logged", () -> logged() == SAMPLES);
+    try {
+      await("every sample logged", () -> logged() == SAMPLES);
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + ": " + logged() + " of " + SAMPLES, e);
+    }
     assertThat(db.count("SELECT count(*) FROM dead_letters")).isZero();
     List<Long> values =
         db.longs(

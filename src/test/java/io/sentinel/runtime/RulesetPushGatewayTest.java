@@ -195,6 +195,11 @@ class RulesetPushGatewayTest {
         .contains("[REV-022] rule boiler-overheat-cutoff:", "removes interlock rule")
         .contains("needs a review signature");
     assertRejected(start + 2, "REV-022");
+
+    // The same bytes again (as after every reconnect): refused again, recorded once (order 11).
+    Push repeated = push(doc(start + 2, withoutInterlock()), "ops");
+    assertThat(repeated.exit()).as(repeated.output()).isEqualTo(1);
+    assertThat(repeated.output()).contains("[REV-022]", "removes interlock rule");
   }
 
   @Test
@@ -311,6 +316,7 @@ class RulesetPushGatewayTest {
         // Once on a re-push (order 7), once after the restart: the persistent session hands over
         // the document queued while the gateway was down, and the subscription its retained copy.
         .contains("sentinel_ruleset_revisions_total{outcome=\"unchanged\",reason=\"\"} 2.0")
+        .contains("sentinel_ruleset_revisions_total{outcome=\"repeated\",reason=\"\"} 1.0")
         .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"forged\"} 2.0")
         .contains("sentinel_ruleset_revisions_total{outcome=\"rejected\",reason=\"unsigned\"} 1.0")
         .contains(
