@@ -42,7 +42,10 @@ public final class Store implements AutoCloseable {
   /** A pool on {@code url} (two connections: the journal's writer and one reader). */
   public static Pool pool(Vertx vertx, DbUrl url) {
     return PgBuilder.pool()
-        .with(new PoolOptions().setMaxSize(2).setName("sentinel-store"))
+        // No pool-side wait limit: every caller bounds its own wait (RowWriter.await), and the
+        // pool's timer is not cancelled when a connect fails (vertx-sql-client #1706), which
+        // logs an uncaught IllegalStateException every second while PostgreSQL is away.
+        .with(new PoolOptions().setMaxSize(2).setName("sentinel-store").setConnectionTimeout(0))
         .connectingTo(url.connectOptions())
         .using(vertx)
         .build();
