@@ -2,7 +2,6 @@ package io.sentinel.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.store.DbUrl;
 import io.sentinel.store.EmbeddedDatabase;
 import io.sentinel.store.TestDatabase;
@@ -13,15 +12,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.UUID;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,13 +45,9 @@ class DatabaseOutageSoakIT {
   private static final int SAMPLES = RATE * (UP_SECONDS + DOWN_SECONDS + UP_SECONDS);
   private static final int DEVICE_WINDOW = 5_000;
 
-  private final String site = "soak-" + UUID.randomUUID().toString().substring(0, 8);
-  private final Instant deadline = Instant.now().plusSeconds(DOWN_SECONDS + 240L);
-  private Path dir;
+  private PackagedGateway rig;
   private EmbeddedDatabase db;
   private DbUrl url;
-  private EmbeddedBroker embedded;
-  private String mqtt;
   private BrokerClient recorder;
   private BrokerClient device;
   private Process gateway;
@@ -62,39 +55,35 @@ class DatabaseOutageSoakIT {
 
   @BeforeEach
   void setUp() throws IOException {
-    dir = Files.createTempDirectory("sentinel-soak-it");
-    Path rules = Files.createDirectories(dir.resolve("site/rules"));
-    Files.writeString(
-        dir.resolve("site/points.yaml"),
-        """
-        points:
-          soak.load: { type: number, unit: W, direction: in, range: [0, 100000000] }
-          soak.temp: { type: number, unit: degC, direction: in, range: [0, 120] }
-          soak.valve: { type: bool, direction: out, release_value: false }
-        """);
-    Files.writeString(
-        rules.resolve("soak.yaml"),
-        """
-        - id: valve-while-warm
-          band: automation
-          inputs: { temp: soak.temp }
-          trigger: { on: transition }
-          when: temp.value > 30
-          claims: [ { point: soak.valve, value: true } ]
-          on_input_loss: release
-          warmup: all_inputs_live
-        """);
-    db = EmbeddedDatabase.start(dir.resolve("pg"), TestDatabase.binaries(), true);
+    rig =
+        new PackagedGateway(
+            "soak",
+            """
+            points:
+              soak.load: { type: number, unit: W, direction: in, range: [0, 100000000] }
+              soak.temp: { type: number, unit: degC, direction: in, range: [0, 120] }
+              soak.valve: { type: bool, direction: out, release_value: false }
+            """,
+            Map.of(
+                "soak.yaml",
+                """
+                - id: valve-while-warm
+                  band: automation
+                  inputs: { temp: soak.temp }
+                  trigger: { on: transition }
+                  when: temp.value > 30
+                  claims: [ { point: soak.valve, value: true } ]
+                  on_input_loss: release
+                  warmup: all_inputs_live
+                """),
+            Duration.ofSeconds(DOWN_SECONDS + 240L),
+            true,
+            "status",
+            "commands/#");
+    recorder = rig.recorder;
+    device = rig.device;
+    db = EmbeddedDatabase.start(rig.dir.resolve("pg"), TestDatabase.binaries(), true);
     url = db.url();
-    if (!BrokerResource.mosquittoAnswers()) {
-      embedded = EmbeddedBroker.start("127.0.0.1", 0);
-      mqtt = embedded.url();
-    } else {
-      mqtt = "tcp://127.0.0.1:1883";
-    }
-    recorder = new BrokerClient(mqtt, "recorder-" + site, false);
-    recorder.subscribe(topic("status"), topic("commands/#"));
-    device = new BrokerClient(mqtt, "device-" + site, true);
     try (ServerSocket s = new ServerSocket(0)) {
       httpPort = s.getLocalPort();
     }
@@ -107,16 +96,9 @@ class DatabaseOutageSoakIT {
         gateway.destroy();
         gateway.waitFor(20, TimeUnit.SECONDS);
       }
-      recorder.publishAsync(topic("status"), new byte[0], true).get(2, TimeUnit.SECONDS);
-      device.close();
-      recorder.close();
-      new BrokerClient(mqtt, "sentinel-" + site, false).close();
-      new BrokerClient(mqtt, "device-" + site, false).close();
-    } finally {
       db.close();
-      if (embedded != null) {
-        embedded.close();
-      }
+    } finally {
+      rig.close();
     }
   }
 
@@ -175,10 +157,10 @@ class DatabaseOutageSoakIT {
       Thread.sleep(5_000);
     }
     int readyWhileDown = health("ready");
-    db = EmbeddedDatabase.start(dir.resolve("pg"), TestDatabase.binaries(), true, url.port());
+    db = EmbeddedDatabase.start(rig.dir.resolve("pg"), TestDatabase.binaries(), true, url.port());
     int publishedAtStart = published.get();
 
-    publisher.join(Duration.between(Instant.now(), deadline).toMillis());
+    publisher.join(rig.left().toMillis());
     assertThat(published.get()).isEqualTo(SAMPLES);
     double offered = SAMPLES / ((System.nanoTime() - started) / 1e9);
     await(
@@ -197,7 +179,7 @@ class DatabaseOutageSoakIT {
         "DatabaseOutageSoakIT (%s): %d samples at %.0f/s offered; PostgreSQL down %d s (%d"
             + " published before, %d by its return); liveness 200 at %d probes, readiness %d"
             + " while down; every sample logged %.1f s after the device finished%n",
-        mqtt,
+        rig.mqtt,
         SAMPLES,
         offered,
         DOWN_SECONDS,
@@ -209,25 +191,17 @@ class DatabaseOutageSoakIT {
   }
 
   private Process startGateway() throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
+    return rig.start(
+        "",
+        List.of(
             "-Dquarkus.http.port=" + httpPort,
-            "-Dsentinel.home=" + dir.resolve("home"),
-            "-Dsentinel.journal.dir=" + dir.resolve("journal"),
-            "-jar",
-            Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
-            "run",
-            "--site",
-            dir.resolve("site").toString());
-    pb.environment().put("SENTINEL_DB_URL", url.toString()); // the embedded server has no password
-    pb.environment().put("SENTINEL_MQTT_URL", mqtt);
-    pb.environment().put("SENTINEL_MQTT_VERSION", embedded != null ? "3" : "5");
-    pb.environment().put("SENTINEL_SITE", site);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(Path.of("target", "gateway-soak-it.log").toFile());
-    return pb.start();
+            "-Dsentinel.home=" + rig.dir.resolve("home"),
+            "-Dsentinel.journal.dir=" + rig.dir.resolve("journal")),
+        Map.of(
+            "SENTINEL_DB_URL",
+            url.toString(), // the embedded server has no password
+            "SENTINEL_MQTT_VERSION",
+            rig.embeddedBroker() ? "3" : "5"));
   }
 
   private int commands() {
@@ -265,20 +239,10 @@ class DatabaseOutageSoakIT {
   }
 
   private String topic(String rest) {
-    return "sentinel/" + site + "/" + rest;
+    return rig.topic(rest);
   }
 
   private void await(String what, BooleanSupplier condition) {
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for " + what);
-      }
-    }
+    rig.await(what, condition);
   }
 }

@@ -2,18 +2,12 @@ package io.sentinel.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.store.TestDatabase;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.UUID;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -49,84 +43,52 @@ class GatewayCrashIT {
   private static final String TEMP = "crash.temp";
   private static final String VALVE = "crash.valve";
 
-  private final String site = "crash-" + UUID.randomUUID().toString().substring(0, 8);
-  private final Instant deadline = Instant.now().plusSeconds(85);
   private TestDatabase db;
-  private EmbeddedBroker embedded;
-  private String mqtt;
-  private Path dir;
+  private PackagedGateway rig;
   private BrokerClient recorder;
   private BrokerClient device;
   private Process gateway;
-  private int run;
 
   @BeforeEach
-  void setUp() throws IOException {
-    dir = Files.createTempDirectory("sentinel-crash-it");
-    Path siteDir = Files.createDirectories(dir.resolve("site/rules"));
-    Files.writeString(
-        dir.resolve("site/points.yaml"),
-        """
-        points:
-          crash.load: { type: number, unit: W, direction: in, range: [0, 100000] }
-          crash.temp: { type: number, unit: degC, direction: in, range: [0, 120] }
-          crash.valve: { type: bool, direction: out, release_value: false }
-        """);
-    Files.writeString(
-        siteDir.resolve("crash.yaml"),
-        """
-        - id: valve-while-warm
-          band: automation
-          inputs: { temp: crash.temp }
-          trigger: { on: transition }
-          when: temp.value > 30
-          claims: [ { point: crash.valve, value: true } ]
-          on_input_loss: release
-          warmup: all_inputs_live
-        """);
+  void setUp() {
+    rig =
+        new PackagedGateway(
+            "crash",
+            """
+            points:
+              crash.load: { type: number, unit: W, direction: in, range: [0, 100000] }
+              crash.temp: { type: number, unit: degC, direction: in, range: [0, 120] }
+              crash.valve: { type: bool, direction: out, release_value: false }
+            """,
+            Map.of(
+                "crash.yaml",
+                """
+                - id: valve-while-warm
+                  band: automation
+                  inputs: { temp: crash.temp }
+                  trigger: { on: transition }
+                  when: temp.value > 30
+                  claims: [ { point: crash.valve, value: true } ]
+                  on_input_loss: release
+                  warmup: all_inputs_live
+                """),
+            Duration.ofSeconds(85),
+            true,
+            "status",
+            "commands/#",
+            "claims/#",
+            "self/#");
+    recorder = rig.recorder;
+    device = rig.device;
     db = TestDatabase.create();
-    // The machine's Mosquitto when it answers, else Moquette in this JVM (it outlives the gateway,
-    // sessions included); -Dsentinel.it.embedded-broker=true forces the latter.
-    if (Boolean.getBoolean("sentinel.it.embedded-broker") || !BrokerResource.mosquittoAnswers()) {
-      embedded = EmbeddedBroker.start("127.0.0.1", 0);
-      mqtt = embedded.url();
-    } else {
-      mqtt = "tcp://127.0.0.1:1883";
-    }
-    recorder = new BrokerClient(mqtt, "recorder-" + site, false);
-    recorder.subscribe(topic("status"), topic("commands/#"), topic("claims/#"), topic("self/#"));
-    device = new BrokerClient(mqtt, "device-" + site, true);
   }
 
   @AfterEach
   void tearDown() throws Exception {
     try {
-      if (gateway != null && gateway.isAlive()) {
-        gateway.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-      }
-      Set<String> retained = new HashSet<>();
-      for (BrokerClient.Received r : recorder.received()) {
-        String rest = r.topic().substring(topic("").length());
-        if (rest.equals("status") || rest.startsWith("claims/") || rest.startsWith("self/")) {
-          retained.add(r.topic());
-        }
-      }
-      for (String t : retained) {
-        recorder.publishAsync(t, new byte[0], true).get(2, TimeUnit.SECONDS);
-      }
-      device.close();
-      recorder.close();
-      // A clean-session connect with a client id ends that client's persistent session.
-      new BrokerClient(mqtt, "sentinel-" + site, false).close();
-      new BrokerClient(mqtt, "device-" + site, false).close();
+      rig.close();
     } finally {
       db.close();
-      if (embedded != null) {
-        embedded.close();
-      }
-      try (var files = Files.walk(dir)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
     }
   }
 
@@ -198,7 +160,7 @@ class GatewayCrashIT {
     gateway = startGateway();
     awaitOnline(2);
     gatewayDown.set(false);
-    publisher.join(Duration.between(Instant.now(), deadline).toMillis());
+    publisher.join(rig.left().toMillis());
     assertThat(published.get()).isEqualTo(SAMPLES);
     // Every sample the device published (each PUBACKed to it by the broker) is logged.
     try {
@@ -236,7 +198,7 @@ class GatewayCrashIT {
         "GatewayCrashIT (%s, %d/s offered, %.0f/s up to the kill): killed after %d published, %d"
             + " logged (max seq %d); after restart %d distinct samples in %d rows (%d logged"
             + " twice); %.1f s%n",
-        mqtt,
+        rig.mqtt,
         RATE,
         rateAtKill,
         publishedAtKill,
@@ -249,37 +211,26 @@ class GatewayCrashIT {
   }
 
   private Process startGateway() throws IOException {
-    run++;
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
+    return rig.start(
+        "",
+        List.of(
             "-Dquarkus.http.port=0",
-            "-Dsentinel.home=" + dir.resolve("home"),
-            "-Dsentinel.journal.dir=" + dir.resolve("spool"),
+            "-Dsentinel.home=" + rig.dir.resolve("home"),
+            "-Dsentinel.journal.dir=" + rig.dir.resolve("spool"),
             "-Dsentinel.mqtt.reconnect-initial=100ms",
-            "-Dsentinel.mqtt.reconnect-max=1s",
-            "-jar",
-            Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
-            "run",
-            "--site",
-            dir.resolve("site").toString());
-    pb.environment().put("SENTINEL_DB_URL", db.configUrl());
-    pb.environment().put("SENTINEL_MQTT_URL", mqtt);
-    pb.environment().put("SENTINEL_MQTT_VERSION", embedded != null ? "3" : "5");
-    pb.environment().put("SENTINEL_SITE", site);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(Path.of("target", "gateway-crash-it-" + run + ".log").toFile());
-    return pb.start();
+            "-Dsentinel.mqtt.reconnect-max=1s"),
+        Map.of(
+            "SENTINEL_DB_URL",
+            db.configUrl(),
+            "SENTINEL_MQTT_VERSION",
+            rig.embeddedBroker() ? "3" : "5"));
   }
 
   private void awaitOnline(int times) {
     await(
         "gateway online (run " + times + ")",
         () -> {
-          assertThat(gateway.isAlive())
-              .as("gateway running, see target/gateway-crash-it-*.log")
-              .isTrue();
+          assertThat(gateway.isAlive()).as("gateway running, see target/crash-*.log").isTrue();
           return recorder.on(topic("status")).stream()
                   .filter(
                       r -> r.payload().length > 0 && "online".equals(r.json().getString("state")))
@@ -294,20 +245,10 @@ class GatewayCrashIT {
   }
 
   private String topic(String rest) {
-    return "sentinel/" + site + "/" + rest;
+    return rig.topic(rest);
   }
 
   private void await(String what, BooleanSupplier condition) {
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for " + what);
-      }
-    }
+    rig.await(what, condition);
   }
 }

@@ -2,14 +2,14 @@ package io.sentinel.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.store.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -35,89 +35,64 @@ import org.junit.jupiter.api.Timeout;
 class StandbyFailoverIT {
   private static final Pattern EPOCH = Pattern.compile("/e(\\d+)\\.");
 
-  private final String site = "failover-" + UUID.randomUUID().toString().substring(0, 8);
-  private final Instant deadline = Instant.now().plusSeconds(150);
   private TestDatabase db;
-  private EmbeddedBroker embedded;
-  private String mqtt;
+  private PackagedGateway rig;
+  private String site;
   private Path dir;
   private BrokerClient recorder;
   private BrokerClient device;
   private Process a;
   private Process b;
   private NotifySocket notify;
-  private int runs;
 
   @BeforeEach
-  void setUp() throws IOException {
-    dir = Files.createTempDirectory("sentinel-failover-it");
-    Path rules = Files.createDirectories(dir.resolve("site/rules"));
-    Files.writeString(
-        dir.resolve("site/points.yaml"),
-        """
-        points:
-          fo.ok: { type: bool, direction: in }
-          fo.load: { type: number, unit: W, direction: in, range: [0, 100000] }
-          fo.dump: { type: bool, direction: out, release_value: false }
-        """);
-    Files.writeString(
-        rules.resolve("dump.yaml"),
-        """
-        - id: dump-unless-ok
-          band: interlock
-          interlock_class: fail_safe
-          fail_value: true
-          inputs: { ok: fo.ok }
-          trigger: { on: transition }
-          when: ok.value == false
-          claims: [ { point: fo.dump, value: true } ]
-          on_input_loss: { assert: true }
-          warmup: all_inputs_live
-        """);
+  void setUp() {
+    rig =
+        new PackagedGateway(
+            "standby-failover",
+            """
+            points:
+              fo.ok: { type: bool, direction: in }
+              fo.load: { type: number, unit: W, direction: in, range: [0, 100000] }
+              fo.dump: { type: bool, direction: out, release_value: false }
+            """,
+            Map.of(
+                "dump.yaml",
+                """
+                - id: dump-unless-ok
+                  band: interlock
+                  interlock_class: fail_safe
+                  fail_value: true
+                  inputs: { ok: fo.ok }
+                  trigger: { on: transition }
+                  when: ok.value == false
+                  claims: [ { point: fo.dump, value: true } ]
+                  on_input_loss: { assert: true }
+                  warmup: all_inputs_live
+                """),
+            Duration.ofSeconds(150),
+            false,
+            "status",
+            "cores/#",
+            "commands/#");
+    rig.endsSession("core-a");
+    rig.endsSession("core-b");
+    site = rig.site;
+    dir = rig.dir;
+    recorder = rig.recorder;
+    device = rig.device;
     db = TestDatabase.create();
-    if (Boolean.getBoolean("sentinel.it.embedded-broker") || !BrokerResource.mosquittoAnswers()) {
-      embedded = EmbeddedBroker.start("127.0.0.1", 0);
-      mqtt = embedded.url();
-    } else {
-      mqtt = "tcp://127.0.0.1:1883";
-    }
-    recorder = new BrokerClient(mqtt, "recorder-" + site, false);
-    recorder.subscribe(topic("status"), topic("cores/#"), topic("commands/#"));
-    device = new BrokerClient(mqtt, "device-" + site, false);
   }
 
   @AfterEach
   void tearDown() throws Exception {
     try {
-      for (Process p : new Process[] {a, b}) {
-        if (p != null && p.isAlive()) {
-          p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-        }
-      }
-      for (String t :
-          recorder.received().stream()
-              .map(BrokerClient.Received::topic)
-              .filter(t -> !t.contains("/commands/"))
-              .distinct()
-              .toList()) {
-        recorder.publishAsync(t, new byte[0], true).get(2, TimeUnit.SECONDS);
-      }
       if (notify != null) {
         notify.close();
       }
-      device.close();
-      recorder.close();
-      for (String id : List.of("core-a", "core-b")) {
-        new BrokerClient(mqtt, id, false).close();
-      }
+      rig.close();
     } finally {
       db.close();
-      if (embedded != null) {
-        embedded.close();
-      }
-      try (var files = Files.walk(dir)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
     }
   }
 
@@ -232,7 +207,7 @@ class StandbyFailoverIT {
         "StandbyFailoverIT (%s): core-b's first command %d ms after core-a was SIGKILLed; core-b's"
             + " session terminated: its last command %d ms after, core-a's first %d ms after;"
             + " commands at epochs 1/2/3: %d/%d/%d%n",
-        mqtt,
+        rig.mqtt,
         takeoverMs,
         lastOfBms,
         secondTakeoverMs,
@@ -242,10 +217,15 @@ class StandbyFailoverIT {
   }
 
   private Process start(String id) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            java,
+    Map<String, String> environment = new java.util.HashMap<>();
+    environment.put("SENTINEL_DB_URL", db.configUrl());
+    if (id.equals("core-b")) {
+      environment.put("NOTIFY_SOCKET", notify.path.toString());
+      environment.put("WATCHDOG_USEC", "1000000");
+    }
+    return rig.start(
+        id,
+        List.of(
             "-Dquarkus.http.port=0",
             "-Dsentinel.home=" + dir.resolve("home-" + id),
             "-Dsentinel.journal.dir=" + dir.resolve("journal-" + id),
@@ -254,26 +234,12 @@ class StandbyFailoverIT {
             "-Dsentinel.standby.enabled=true",
             "-Dsentinel.mqtt.client-id=" + id,
             // fo.ok flips five times a second for the whole run: past the default flap limit
-            "-Dsentinel.limits.claim-changes-per-point=100000",
-            "-jar",
-            Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
-            "run",
-            "--site",
-            dir.resolve("site").toString());
-    pb.environment().put("SENTINEL_DB_URL", db.configUrl());
-    pb.environment().put("SENTINEL_MQTT_URL", mqtt);
-    pb.environment().put("SENTINEL_SITE", site);
-    pb.redirectErrorStream(true);
-    if (id.equals("core-b")) {
-      pb.environment().put("NOTIFY_SOCKET", notify.path.toString());
-      pb.environment().put("WATCHDOG_USEC", "1000000");
-    }
-    pb.redirectOutput(log(id, ++runs).toFile());
-    return pb.start();
+            "-Dsentinel.limits.claim-changes-per-point=100000"),
+        environment);
   }
 
   private static Path log(String id, int run) {
-    return Path.of("target", "standby-failover-it-" + run + "-" + id + ".log");
+    return Path.of("target", "standby-failover-" + run + "-" + id + ".log");
   }
 
   private List<BrokerClient.Received> commands(long epoch) {
@@ -296,20 +262,10 @@ class StandbyFailoverIT {
   }
 
   private String topic(String rest) {
-    return "sentinel/" + site + "/" + rest;
+    return rig.topic(rest);
   }
 
   private void await(String what, BooleanSupplier condition) {
-    while (!condition.getAsBoolean()) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new AssertionError("timed out waiting for " + what + " (see target/standby-*.log)");
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for " + what);
-      }
-    }
+    rig.await(what, condition);
   }
 }

@@ -1,0 +1,179 @@
+package io.sentinel.runtime;
+
+import io.sentinel.mqtt.EmbeddedBroker;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What the tests of the packaged application ({@code *IT}) share: a site folder of their own, the
+ * machine's Mosquitto (else Moquette in the test JVM, which outlives the gateway's processes,
+ * sessions included; {@code -Dsentinel.it.embedded-broker=true} forces it), a recorder and a device
+ * on it, {@code target/quarkus-app/quarkus-run.jar} started as a process for the site, and a
+ * clean-up that leaves no retained message, persistent session or folder behind.
+ */
+final class PackagedGateway implements AutoCloseable {
+  final String site;
+  final Path dir;
+  final String mqtt;
+  final BrokerClient recorder;
+  final BrokerClient device;
+  private final EmbeddedBroker embedded;
+  private final Instant deadline;
+  private final String logPrefix;
+  private final List<Process> processes = new ArrayList<>();
+  private final List<String> sessions = new ArrayList<>();
+  private int runs;
+
+  /**
+   * @param prefix the site's name before its random suffix, and the logs' ({@code
+   *     target/<prefix>-N.log})
+   * @param points the site's {@code points.yaml}
+   * @param rules the site's rule files by name
+   * @param budget how long the test's waits may take in all
+   * @param persistentDevice whether the device keeps a session (QoS 1 publishes survive its
+   *     reconnects)
+   * @param recorded the topics (below {@code sentinel/<site>/}) the recorder subscribes to
+   */
+  PackagedGateway(
+      String prefix,
+      String points,
+      Map<String, String> rules,
+      Duration budget,
+      boolean persistentDevice,
+      String... recorded) {
+    this.site = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    this.deadline = Instant.now().plus(budget);
+    this.logPrefix = prefix;
+    try {
+      dir = Files.createTempDirectory("sentinel-" + prefix + "-it");
+      Path ruleDir = Files.createDirectories(dir.resolve("site/rules"));
+      Files.writeString(dir.resolve("site/points.yaml"), points);
+      for (Map.Entry<String, String> r : rules.entrySet()) {
+        Files.writeString(ruleDir.resolve(r.getKey()), r.getValue());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    if (Boolean.getBoolean("sentinel.it.embedded-broker") || !BrokerResource.mosquittoAnswers()) {
+      embedded = EmbeddedBroker.start("127.0.0.1", 0);
+      mqtt = embedded.url();
+    } else {
+      embedded = null;
+      mqtt = "tcp://127.0.0.1:1883";
+    }
+    recorder = new BrokerClient(mqtt, "recorder-" + site, false);
+    recorder.subscribe(List.of(recorded).stream().map(this::topic).toArray(String[]::new));
+    device = new BrokerClient(mqtt, "device-" + site, persistentDevice);
+    sessions.add("sentinel-" + site);
+    sessions.add("device-" + site);
+  }
+
+  boolean embeddedBroker() {
+    return embedded != null;
+  }
+
+  String topic(String rest) {
+    return "sentinel/" + site + "/" + rest;
+  }
+
+  Path siteDir() {
+    return dir.resolve("site");
+  }
+
+  /** A persistent session, besides the gateway's and the device's, that the clean-up ends. */
+  void endsSession(String clientId) {
+    sessions.add(clientId);
+  }
+
+  /**
+   * Starts {@code quarkus-run.jar run --site <site>} with {@code -D} options and environment
+   * variables of the test's (the broker and site are set here), its output in {@code
+   * target/<prefix>-<run>[-<name>].log}.
+   */
+  Process start(String name, List<String> options, Map<String, String> environment)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(options);
+    command.addAll(
+        List.of(
+            "-jar",
+            Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
+            "run",
+            "--site",
+            siteDir().toString()));
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().put("SENTINEL_MQTT_URL", mqtt);
+    pb.environment().put("SENTINEL_SITE", site);
+    pb.environment().putAll(environment);
+    pb.redirectErrorStream(true);
+    String log = logPrefix + "-" + ++runs + (name.isEmpty() ? "" : "-" + name) + ".log";
+    pb.redirectOutput(Path.of("target", log).toFile());
+    Process p = pb.start();
+    processes.add(p);
+    return p;
+  }
+
+  /** Waits for {@code condition} until the test's budget is spent. */
+  void await(String what, BooleanSupplier condition) {
+    while (!condition.getAsBoolean()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError(
+            "timed out waiting for " + what + " (see target/" + logPrefix + "-*.log)");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what);
+      }
+    }
+  }
+
+  Duration left() {
+    return Duration.between(Instant.now(), deadline);
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      for (Process p : processes) {
+        if (p.isAlive()) {
+          p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+      }
+      // Every retained topic the gateway wrote (everything but commands and events) cleared.
+      for (String t :
+          recorder.received().stream()
+              .map(BrokerClient.Received::topic)
+              .filter(t -> !t.contains("/commands/") && !t.contains("/events/"))
+              .distinct()
+              .toList()) {
+        recorder.publishAsync(t, new byte[0], true).get(2, TimeUnit.SECONDS);
+      }
+      device.close();
+      recorder.close();
+      // A clean-session connect with a client id ends that client's persistent session.
+      for (String id : sessions) {
+        new BrokerClient(mqtt, id, false).close();
+      }
+    } finally {
+      if (embedded != null) {
+        embedded.close();
+      }
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+}
