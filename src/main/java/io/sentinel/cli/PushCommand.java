@@ -127,7 +127,8 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
         document, hash, System.nanoTime() + wait.get().toNanos(), false, out, err);
   }
 
-  private int publishAndWait(
+  /** Publishes {@code document} retained and waits, until the deadline, for its status. */
+  int publishAndWait(
       byte[] document,
       String hash,
       long deadlineNanos,
@@ -153,8 +154,10 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
             JsonNode s = JSON.readTree(p.getPayloadAsBytes());
             // A retained rejection with this hash is an earlier push's (the same body unsigned,
             // say): only the gateway's answer to this one counts. A retained "active" is the
-            // answer, since the gateway says nothing new for a revision already active.
-            if (p.isRetain() && !"active".equals(s.path("state").asText())) {
+            // answer, since the gateway says nothing new for a revision already active (or
+            // already running in shadow).
+            String state = s.path("state").asText();
+            if (p.isRetain() && !"active".equals(state) && !"shadow".equals(state)) {
               return;
             }
             if (hash.equals(s.path("content_hash").asText())) {
@@ -249,6 +252,21 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
               + (s.hasNonNull("reviewer") ? ", reviewed by " + s.path("reviewer").asText() : "")
               + ")"
               + ", status after "
+              + millis
+              + " ms");
+      return 0;
+    }
+    if ("shadow".equals(s.path("state").asText())) {
+      out.println(
+          "revision "
+              + revision
+              + " runs in shadow beside revision "
+              + s.path("active_revision").asText()
+              + (s.hasNonNull("signer") ? " (signed by " + s.path("signer").asText() : " (unsigned")
+              + (s.hasNonNull("reviewer") ? ", reviewed by " + s.path("reviewer").asText() : "")
+              + "): its commands are recorded, none sent; sentinel promote "
+              + revision
+              + " activates it, status after "
               + millis
               + " ms");
       return 0;

@@ -17,6 +17,7 @@ import picocli.CommandLine.ScopeType;
       ReplayCommand.class,
       AuditCommand.class,
       PushCommand.class,
+      PromoteCommand.class,
       KeygenCommand.class,
       SignCommand.class
     })

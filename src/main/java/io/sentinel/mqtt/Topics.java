@@ -49,6 +49,13 @@ public record Topics(String site) {
     return root() + "ruleset/status";
   }
 
+  /**
+   * Where the gateway reports, retained, the shadow revision and how it differs (docs/shadow.md).
+   */
+  public String rulesetShadow() {
+    return root() + "ruleset/shadow";
+  }
+
   public String claims(String pointId) {
     return root() + "claims/" + pointId;
   }

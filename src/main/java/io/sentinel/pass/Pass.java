@@ -61,8 +61,23 @@ public final class Pass {
    * one driver that is always ready and confirms each command in the pass that sent it.
    */
   public static Pass simulated(Engine engine, CommandSettings settings) {
-    SimulatedDriver driver = new SimulatedDriver();
+    SimulatedDriver driver = new SimulatedDriver(null);
     CommandPlane plane = new CommandPlane(engine.ruleSet(), spec -> driver, settings, "sim");
+    return new Pass(engine, plane, Optional.of(driver));
+  }
+
+  /**
+   * The composition of a shadow revision (docs/shadow.md): the same engine and command plane, its
+   * commands handed to {@code recorder} instead of a device (nothing kept here), each confirmed at
+   * once as on a simulated clock. Command ids carry {@code boot}.
+   */
+  public static Pass recording(
+      Engine engine,
+      CommandSettings settings,
+      String boot,
+      java.util.function.Consumer<Command> recorder) {
+    SimulatedDriver driver = new SimulatedDriver(recorder);
+    CommandPlane plane = new CommandPlane(engine.ruleSet(), spec -> driver, settings, boot);
     return new Pass(engine, plane, Optional.of(driver));
   }
 
@@ -166,6 +181,13 @@ public final class Pass {
     final List<Command> sent = new ArrayList<>();
     final java.util.ArrayDeque<Command> unconfirmed = new java.util.ArrayDeque<>();
 
+    /** Where a recording composition hands each command (and keeps none); null: kept in sent. */
+    private final java.util.function.Consumer<Command> recorder;
+
+    SimulatedDriver(java.util.function.Consumer<Command> recorder) {
+      this.recorder = recorder;
+    }
+
     @Override
     public String name() {
       return "simulated";
@@ -178,7 +200,11 @@ public final class Pass {
 
     @Override
     public void send(Command command) {
-      sent.add(command);
+      if (recorder == null) {
+        sent.add(command);
+      } else {
+        recorder.accept(command);
+      }
       unconfirmed.add(command);
     }
   }

@@ -83,8 +83,30 @@ public final class EngineLoop {
     default void events(List<ControlEvent> events) {}
   }
 
+  /**
+   * What runs after each pass on the engine's context, fed what the pass took: a shadow revision
+   * (docs/shadow.md, {@code ShadowRun}). It must not throw, and must not wait.
+   */
+  public interface Follower {
+    Follower NONE = (now, samples, lagging, active, result) -> {};
+
+    void passed(
+        Instant now, List<Sample> samples, boolean lagging, Engine active, PassResult result);
+
+    /** The active engine was handed over to a new rule set at {@code now}. */
+    default void activated(Instant now, Engine active) {}
+
+    /** An operator's request took effect on the active engine, before the pass at {@code now}. */
+    default void operated(BiFunction<Engine, Instant, ?> request, Instant now) {}
+
+    default Optional<Instant> nextDue() {
+      return Optional.empty();
+    }
+  }
+
   private final Vertx vertx;
   private final Context context;
+  private Follower follower = Follower.NONE;
 
   /** The engine (replaced by an activation, on the engine's context only) and the plane. */
   private final Pass composition;
@@ -131,6 +153,15 @@ public final class EngineLoop {
    */
   public void onFatal(Consumer<Throwable> handler) {
     this.fatal = handler;
+  }
+
+  /** Sets what runs after each pass (on the engine's context, before any pass queued later). */
+  public void follow(Follower f) {
+    context.runOnContext(
+        v -> {
+          follower = f;
+          rearm();
+        });
   }
 
   /** The first pass: the engine's start (fail-safe interlocks) reaches the command plane. */
@@ -374,6 +405,7 @@ public final class EngineLoop {
             PlaneOutput applied = composition.command(now, a);
             logEvents(applied);
             outputs.passed(now, a.result(), applied, 0);
+            follower.activated(now, composition.engine());
           } catch (RuntimeException e) {
             LOG.errorf(e, "SEN-027 the outputs of the activation at %s failed", now);
           } finally {
@@ -400,12 +432,14 @@ public final class EngineLoop {
             return;
           }
           T answer;
+          Instant at = now();
           try {
-            answer = request.apply(composition.engine(), now());
+            answer = request.apply(composition.engine(), at);
           } catch (RuntimeException e) {
             result.completeExceptionally(e);
             return;
           }
+          follower.operated(request, at);
           pass();
           result.complete(answer);
         });
@@ -471,6 +505,7 @@ public final class EngineLoop {
       PlaneOutput planeOut = Pass.merge(o.plane(), lagChange(lagNow, lag, now));
       logEvents(planeOut);
       outputs.passed(now, o.result(), planeOut, batch.size());
+      follower.passed(now, batch, lagNow, composition.engine(), o.result());
     } catch (RuntimeException e) {
       // A defect must not stop the gateway: the pass is lost and said so, the next one runs.
       LOG.errorf(e, "SEN-020 engine pass at %s failed with %d samples", now, batch.size());
@@ -577,6 +612,10 @@ public final class EngineLoop {
 
   private void rearm() {
     Optional<Instant> next = composition.nextDue();
+    Optional<Instant> followed = follower.nextDue();
+    if (followed.isPresent() && (next.isEmpty() || followed.get().isBefore(next.get()))) {
+      next = followed;
+    }
     if (next.isEmpty() || next.get().equals(timerDue)) {
       return;
     }

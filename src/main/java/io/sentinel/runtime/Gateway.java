@@ -76,6 +76,7 @@ public class Gateway {
   private PassRecorder recorder;
   private volatile RevisionGate.Active active;
   private RulesetTopic rulesetTopic;
+  private volatile ShadowRun shadow;
   private AuditAnchoring anchoring;
   private volatile EngineLoop loop;
   private GatewayMetrics metrics;
@@ -280,11 +281,14 @@ public class Gateway {
     commandDriver = fenced(new JournaledDriver(driver, store.journal(), metrics));
     openGpio(outcomes);
     startEngine();
+    RevisionGate.Trust trust =
+        new RevisionGate.Trust(keys, site.basis().settings().allowUnsignedRevisions());
+    shadow = shadowRun(trust);
     rulesetTopic =
         new RulesetTopic(
             site.basis(),
             topics,
-            new RevisionGate.Trust(keys, site.basis().settings().allowUnsignedRevisions()),
+            trust,
             active,
             loop,
             mqtt,
@@ -292,7 +296,8 @@ public class Gateway {
             store.revisions(),
             clock,
             started,
-            metrics);
+            metrics,
+            shadow);
     anchoring =
         new AuditAnchoring(
             topics.site(),
@@ -332,6 +337,36 @@ public class Gateway {
         active.ruleSet().rules().size(),
         mqtt.redacted(),
         topics.site());
+  }
+
+  /** A shadow revision beside the active set (docs/shadow.md): the recorded one runs again. */
+  private ShadowRun shadowRun(RevisionGate.Trust trust) {
+    ShadowRun s =
+        new ShadowRun(
+            site.basis(),
+            topics,
+            trust,
+            () -> loop,
+            mqtt,
+            () ->
+                Optional.ofNullable(store)
+                    .filter(st -> !st.journal().degraded())
+                    .map(Store::shadows),
+            clock,
+            limits(),
+            commandSettings());
+    loop.follow(s);
+    s.restore(active);
+    return s;
+  }
+
+  /** The shadow revision's summary as {@code GET /api/v1/shadow} gives it. */
+  public io.vertx.core.json.JsonObject shadowSummary() {
+    ShadowRun s = shadow;
+    if (s == null) {
+      throw new IllegalStateException("the gateway is not running");
+    }
+    return s.summary();
   }
 
   /** READY and the watchdog's beats, when systemd started this process (Type=notify). */
@@ -450,6 +485,10 @@ public class Gateway {
     if (rulesetTopic != null) {
       rulesetTopic.close();
       rulesetTopic = null;
+    }
+    if (shadow != null) {
+      shadow.close();
+      shadow = null;
     }
     if (loop != null) {
       stopEngine();

@@ -42,6 +42,7 @@ final class GatewayMetrics {
           "active/",
           "unchanged/",
           "repeated/",
+          "shadow/",
           "rejected/invalid",
           "rejected/stale",
           "rejected/unsigned",

@@ -55,6 +55,7 @@ final class RulesetTopic implements AutoCloseable {
   private final InstantSource clock;
   private final Instant started;
   private final GatewayMetrics metrics;
+  private final ShadowRun shadow;
   private final ExecutorService worker =
       Executors.newSingleThreadExecutor(
           r -> {
@@ -83,7 +84,8 @@ final class RulesetTopic implements AutoCloseable {
       Revisions revisions,
       InstantSource clock,
       Instant started,
-      GatewayMetrics metrics) {
+      GatewayMetrics metrics,
+      ShadowRun shadow) {
     this.basis = basis;
     this.topics = topics;
     this.trust = trust;
@@ -95,6 +97,7 @@ final class RulesetTopic implements AutoCloseable {
     this.clock = clock;
     this.started = started;
     this.metrics = metrics;
+    this.shadow = shadow;
   }
 
   RevisionGate.Active active() {
@@ -156,6 +159,7 @@ final class RulesetTopic implements AutoCloseable {
     Optional<String> text = text(payload);
     RevisionGate.Verdict verdict;
     String hash = "";
+    boolean inShadow = false;
     if (payload.length > MAX_BYTES || text.isEmpty()) {
       Problems p = new Problems();
       p.error(
@@ -173,10 +177,18 @@ final class RulesetTopic implements AutoCloseable {
     } else {
       RevisionDocument.Checked checked =
           RevisionDocument.check(file, text.get(), basis, topics.site());
-      verdict = RevisionGate.decide(checked, active, trust, file);
+      inShadow = checked.shadow();
+      verdict =
+          inShadow
+              ? shadow.decide(checked, active)
+              : RevisionGate.decide(checked, active, trust, file);
       hash = checked.canonicalBody().isEmpty() ? "" : checked.contentHash();
       if (verdict instanceof RevisionGate.Accept a) {
-        activate(a, text.get());
+        if (inShadow) {
+          runInShadow(a, text.get());
+        } else {
+          activate(a, text.get());
+        }
         return;
       }
     }
@@ -187,7 +199,7 @@ final class RulesetTopic implements AutoCloseable {
       if (!hash.equals(lastStatusHash)) {
         status(
             OptionalLong.of(u.revision()),
-            "active",
+            inShadow ? "shadow" : "active",
             hash,
             List.of(),
             Optional.empty(),
@@ -276,6 +288,51 @@ final class RulesetTopic implements AutoCloseable {
     mqtt.publishRetained(
         topics.status(), Payloads.status("online", Optional.of(a.revision()), started));
     event("ruleset-activated", a.revision(), summary);
+    shadow.activeChanged(a.revision(), a.contentHash());
+  }
+
+  /**
+   * A {@code mode: shadow} revision accepted (docs/shadow.md): it runs beside the active set, and
+   * the status says {@code shadow}; a failure to start it rejects it like a failed activation.
+   */
+  private void runInShadow(RevisionGate.Accept a, String document) throws InterruptedException {
+    try {
+      shadow.run(a, document, active.revision());
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      LOG.errorf(e, "SEN-169 shadow revision %d could not be started", a.revision());
+      Problems p = new Problems();
+      p.error(
+          RevisionCodes.REV_098,
+          topics.ruleset(),
+          0,
+          "",
+          "the engine did not take the shadow revision: " + e);
+      reject(
+          new RevisionGate.Reject(OptionalLong.of(a.revision()), "invalid", p.sorted()),
+          a.contentHash(),
+          Optional.of(document));
+      return;
+    }
+    metrics.revision("shadow", "");
+    a.warnings().forEach(p -> LOG.warn(p.format()));
+    String summary =
+        a.signer().map(s -> "signed by " + s).orElse("unsigned")
+            + a.reviewer().map(r -> ", reviewed by " + r).orElse("")
+            + "; beside revision "
+            + active.revision()
+            + ": "
+            + a.changes().summary();
+    status(
+        OptionalLong.of(a.revision()),
+        "shadow",
+        a.contentHash(),
+        a.warnings(),
+        a.signer(),
+        a.reviewer(),
+        Optional.of(a.changes()));
+    event("ruleset-shadow", a.revision(), summary);
   }
 
   /**

@@ -113,6 +113,10 @@ public final class Store implements AutoCloseable {
     return new Revisions(pool, READ_TIMEOUT);
   }
 
+  public ShadowRevisions shadows() {
+    return new ShadowRevisions(pool, READ_TIMEOUT);
+  }
+
   public Anchors anchors() {
     return new Anchors(pool, READ_TIMEOUT);
   }

@@ -29,6 +29,8 @@ public enum RevisionCodes implements Code {
   REV_026,
   REV_027,
   REV_030,
+  REV_110,
+  REV_111,
   REV_098,
   REV_099;
 }

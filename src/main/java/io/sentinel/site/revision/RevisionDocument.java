@@ -35,6 +35,9 @@ public final class RevisionDocument {
   /** A reviewer's signature over the same body: by a key marked {@code review: true}. */
   public static final String REVIEW_SIGNATURE = "review_signature";
 
+  /** {@code mode: shadow} runs a revision beside the active set (docs/shadow.md). */
+  public static final String MODE = "mode";
+
   /** What a canonical body leaves out: the signatures, so that either may be added in any order. */
   static final java.util.Set<String> SIGNATURES = java.util.Set.of(SIGNATURE, REVIEW_SIGNATURE);
 
@@ -53,13 +56,26 @@ public final class RevisionDocument {
       Optional<String> reviewSignature,
       String canonicalBody,
       Optional<RuleSet> ruleSet,
-      List<Problem> problems) {
+      List<Problem> problems,
+      boolean shadow) {
     public Checked {
       problems = List.copyOf(problems);
     }
 
     public boolean valid() {
       return ruleSet.isPresent();
+    }
+
+    /** A check without {@code mode: shadow}: an active revision (the default). */
+    public Checked(
+        OptionalLong revision,
+        Optional<String> site,
+        Optional<String> signature,
+        Optional<String> reviewSignature,
+        String canonicalBody,
+        Optional<RuleSet> ruleSet,
+        List<Problem> problems) {
+      this(revision, site, signature, reviewSignature, canonicalBody, ruleSet, problems, false);
     }
 
     /** SHA-256 (hex) of the canonical body: what the document means, signature aside. */
@@ -114,6 +130,7 @@ public final class RevisionDocument {
     Optional<String> signature = f.get(SIGNATURE).flatMap(n -> signature(yaml, n, SIGNATURE));
     Optional<String> review =
         f.get(REVIEW_SIGNATURE).flatMap(n -> signature(yaml, n, REVIEW_SIGNATURE));
+    boolean shadow = shadowMode(yaml, f);
     String body = CanonicalBody.of(root, SIGNATURES).orElse("");
     checkPoints(yaml, f, basis.points());
     DerivedSet derived =
@@ -137,7 +154,27 @@ public final class RevisionDocument {
                     .orElse(List.of()),
             problems);
     Optional<RuleSet> valid = problems.hasErrors() ? Optional.empty() : Optional.of(ruleSet);
-    return new Checked(number, site, signature, review, body, valid, problems.sorted());
+    return new Checked(number, site, signature, review, body, valid, problems.sorted(), shadow);
+  }
+
+  /**
+   * {@code mode}: {@code active} (the default) or {@code shadow} (docs/shadow.md). It is part of
+   * the canonical body, so a signature over a shadow revision does not activate it.
+   */
+  private static boolean shadowMode(YamlFile yaml, YamlFile.Fields f) {
+    Optional<Node> node = f.get(MODE);
+    if (node.isEmpty()) {
+      return false;
+    }
+    Optional<String> mode = yaml.text(node.get(), MODE, "");
+    if (mode.isPresent() && !mode.get().equals("active") && !mode.get().equals("shadow")) {
+      yaml.error(
+          node.get(),
+          RevisionCodes.REV_111,
+          "",
+          "mode: expected active or shadow, found '" + mode.get() + "'");
+    }
+    return mode.filter("shadow"::equals).isPresent();
   }
 
   /**

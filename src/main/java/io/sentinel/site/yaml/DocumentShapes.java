@@ -57,6 +57,11 @@ public final class DocumentShapes {
               PointShapes.DERIVED_MAP,
               "rules",
               RuleShapes.RULE_LIST,
+              "mode",
+              Shape.choice(
+                  "active (the default): replaces the running rule set; shadow: runs beside it on"
+                      + " the live stream, commands recorded, never sent (docs/shadow.md).",
+                  java.util.List.of("active", "shadow")),
               "signature",
               text("The author's base64 Ed25519 signature over the canonical body."),
               "review_signature",
