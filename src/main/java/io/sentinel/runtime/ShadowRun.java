@@ -123,7 +123,8 @@ final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
                 .orElseThrow(),
             a.signer(),
             a.reviewer(),
-            clock.instant());
+            // as the database keeps it, so that a restart reports the same instant
+            clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
     Optional<ShadowRevisions> db = store.get();
     try {
       if (db.isEmpty()) {
