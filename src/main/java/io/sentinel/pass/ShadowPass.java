@@ -83,7 +83,8 @@ public final class ShadowPass {
    * gateway's start, before its first pass) it starts as the active engine does: every rule in
    * warmup, the values restored from before the restart. Otherwise (a shadow pushed while the
    * gateway runs) it starts warm: every rule active at once, on the active engine's present point
-   * values, derived state (by definition), latches and operator overrides, so that it differs only
+   * values, derived state (by definition), latches (of unchanged rules) and operator overrides, so
+   * that it differs only
    * where its rules decide otherwise. A condition held {@code for} a time starts timing then.
    *
    * @param recorder takes each command the shadow would have sent
@@ -115,7 +116,16 @@ public final class ShadowPass {
         seed.add(new Sample(id, s.value(), s.quality(), now));
       }
     }
-    engine.restoreLatches(active.latchedRules());
+    // A latch carries over only where the rule is the same (as an activation keeps it).
+    java.util.Set<String> same = new java.util.HashSet<>();
+    java.util.Map<String, String> hashes = new java.util.HashMap<>();
+    active.ruleSet().rules().forEach(r -> hashes.put(r.id(), r.definitionHash()));
+    candidate.rules().stream()
+        .filter(r -> r.definitionHash().equals(hashes.get(r.id())))
+        .forEach(r -> same.add(r.id()));
+    java.util.Set<String> latched = new java.util.TreeSet<>(active.latchedRules());
+    latched.retainAll(same);
+    engine.restoreLatches(latched);
     engine.restoreOverrides(active.overrides().values());
     ShadowPass shadow = new ShadowPass(Pass.recording(engine, settings, "shadow", recorder));
     if (!cold) {
