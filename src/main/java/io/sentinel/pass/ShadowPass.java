@@ -84,8 +84,8 @@ public final class ShadowPass {
    * warmup, the values restored from before the restart. Otherwise (a shadow pushed while the
    * gateway runs) it starts warm: every rule active at once, on the active engine's present point
    * values, derived state (by definition), latches (of unchanged rules) and operator overrides, so
-   * that it differs only
-   * where its rules decide otherwise. A condition held {@code for} a time starts timing then.
+   * that it differs only where its rules decide otherwise. A condition held {@code for} a time
+   * starts timing then.
    *
    * @param recorder takes each command the shadow would have sent
    */

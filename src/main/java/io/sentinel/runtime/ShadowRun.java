@@ -130,35 +130,40 @@ final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
       if (db.isEmpty()) {
         throw new IllegalStateException("the database is not reached");
       }
-      {
-        db.get()
-            .recordRunning(
-                topics.site(),
-                new ShadowRevisions.Stored(
-                    about.revision(),
-                    about.contentHash(),
-                    about.promotedHash(),
-                    document,
-                    about.signer(),
-                    about.reviewer(),
-                    about.since()),
-                active);
-      }
+      db.get()
+          .recordRunning(
+              topics.site(),
+              new ShadowRevisions.Stored(
+                  about.revision(),
+                  about.contentHash(),
+                  about.promotedHash(),
+                  document,
+                  about.signer(),
+                  about.reviewer(),
+                  about.since()),
+              active);
     } catch (Exception e) {
       LOG.warnf(
-          "SEN-165 shadow revision %d runs but is not recorded (%s): a restart does not run it"
-              + " again until it is pushed again",
+          "SEN-165 shadow revision %d runs but is not recorded (%s): after a restart it runs"
+              + " again only while the ruleset topic retains it",
           about.revision(), e.getMessage());
     }
     activeRevision = active;
+    Current before = current;
     current = new Current(about, a.ruleSet());
-    loop.get()
-        .inspectEngine(
-            engine -> {
-              begin(engine, a.ruleSet(), about, false);
-              return null;
-            })
-        .get(30, TimeUnit.SECONDS);
+    try {
+      loop.get()
+          .inspectEngine(
+              engine -> {
+                begin(engine, a.ruleSet(), about, false);
+                return null;
+              })
+          .get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      current = before;
+      endRecorded(about.revision(), "dropped", 0);
+      throw e;
+    }
     loop.get().onContext(() -> PlaneOutput.NONE); // rearms the loop for the shadow's timers
   }
 
@@ -263,12 +268,14 @@ final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
   // ---- the engine's context -------------------------------------------------------------------
 
   private void begin(Engine active, RuleSet ruleSet, ShadowReport.About about, boolean cold) {
-    if (report != null) {
-      ended("replaced", about.revision());
-    }
     ShadowReport r = new ShadowReport(about);
+    ShadowPass next =
+        ShadowPass.start(active, ruleSet, cold, limits, settings, c -> r.commandRecorded());
+    if (report != null) {
+      ended("replaced", about.revision()); // only once the new one stands
+    }
     report = r;
-    pass = ShadowPass.start(active, ruleSet, cold, limits, settings, c -> r.commandRecorded());
+    pass = next;
     LOG.infof(
         "SEN-160 shadow revision %d runs beside revision %d (%s): commands recorded, none sent",
         about.revision(), activeRevision, cold ? "cold, from the start" : "warm, from now");
