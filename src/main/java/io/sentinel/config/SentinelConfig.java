@@ -50,6 +50,8 @@ public interface SentinelConfig {
 
   Heartbeat heartbeat();
 
+  State state();
+
   /** The MQTT connection (docs/runtime.md). */
   interface Mqtt {
     /** tcp://host:port or ssl://host:port (user:password@ before the host); unset: embedded. */
@@ -133,6 +135,17 @@ public interface SentinelConfig {
     /** Feedback of an inout point must reach the command within this. */
     @WithDefault("30s")
     Duration convergenceBound();
+  }
+
+  /** The retained state topics sentinel/SITE/state/POINT (docs/devices.md). */
+  interface State {
+    /** Which points publish their state: own (GPIO inputs, derived points), all, or none. */
+    @WithDefault("own")
+    String points();
+
+    /** The shortest time between two state messages of a point; the latest goes at its end. */
+    @WithDefault("1s")
+    Duration minInterval();
   }
 
   /** Raspberry Pi GPIO (docs/gpio.md). */

@@ -17,7 +17,40 @@ public record PointSpec(
     Optional<PointDriver> driver,
     Optional<Duration> commandMinInterval,
     Optional<Duration> pulseMax,
-    SourceRef where) {
+    SourceRef where,
+    Optional<ValueMap> valueMap) {
+
+  /** An entry without a value map on its source (every entry before docs/devices.md). */
+  public PointSpec(
+      String id,
+      PointType type,
+      Direction direction,
+      double deadband,
+      Optional<Range> range,
+      Optional<Duration> staleAfter,
+      Optional<Duration> unavailableAfter,
+      Optional<Value> releaseValue,
+      Optional<PointSource> source,
+      Optional<PointDriver> driver,
+      Optional<Duration> commandMinInterval,
+      Optional<Duration> pulseMax,
+      SourceRef where) {
+    this(
+        id,
+        type,
+        direction,
+        deadband,
+        range,
+        staleAfter,
+        unavailableAfter,
+        releaseValue,
+        source,
+        driver,
+        commandMinInterval,
+        pulseMax,
+        where,
+        Optional.empty());
+  }
 
   /** An inclusive numeric range; a value outside it is kept with quality bad. */
   public record Range(double min, double max) {
@@ -45,7 +78,27 @@ public record PointSpec(
         driver,
         commandMinInterval,
         pulseMax,
-        w);
+        w,
+        valueMap);
+  }
+
+  /** This entry with its source's value map and its driver (docs/devices.md). */
+  public PointSpec withDevice(Optional<ValueMap> map, Optional<PointDriver> d) {
+    return new PointSpec(
+        id,
+        type,
+        direction,
+        deadband,
+        range,
+        staleAfter,
+        unavailableAfter,
+        releaseValue,
+        source,
+        d,
+        commandMinInterval,
+        pulseMax,
+        where,
+        map);
   }
 
   /** The unit of a number point, or {@link MeasureUnit#NONE}. */
@@ -94,7 +147,8 @@ public record PointSpec(
         driver,
         commandMinInterval,
         pulseMax,
-        where);
+        where,
+        valueMap);
   }
 
   public PointSpec withRange(Range r) {
@@ -111,7 +165,8 @@ public record PointSpec(
         driver,
         commandMinInterval,
         pulseMax,
-        where);
+        where,
+        valueMap);
   }
 
   public PointSpec withReleaseValue(Value v) {
@@ -128,6 +183,7 @@ public record PointSpec(
         driver,
         commandMinInterval,
         pulseMax,
-        where);
+        where,
+        valueMap);
   }
 }

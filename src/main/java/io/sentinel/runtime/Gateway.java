@@ -422,7 +422,13 @@ public class Gateway {
             plane,
             clock,
             config.ingest().lagThreshold(),
-            new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop),
+            GatewayDevices.stateTopics(
+                config,
+                site,
+                topics,
+                mqtt,
+                vertx,
+                new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop)),
             new JournalPassLog(recorder, store.journal()));
     loop.onFatal(this::engineLost);
   }
