@@ -52,6 +52,8 @@ public interface SentinelConfig {
 
   State state();
 
+  HomeAssistant homeassistant();
+
   /** The MQTT connection (docs/runtime.md). */
   interface Mqtt {
     /** tcp://host:port or ssl://host:port (user:password@ before the host); unset: embedded. */
@@ -146,6 +148,21 @@ public interface SentinelConfig {
     /** The shortest time between two state messages of a point; the latest goes at its end. */
     @WithDefault("1s")
     Duration minInterval();
+  }
+
+  /** Home Assistant MQTT discovery and commands (docs/devices.md). */
+  interface HomeAssistant {
+    /** Whether points, outputs and self points are announced to Home Assistant (discovery). */
+    @WithDefault("false")
+    boolean discovery();
+
+    /** Home Assistant's discovery prefix. */
+    @WithDefault("homeassistant")
+    String prefix();
+
+    /** How long a command from Home Assistant overrides an output (operator band). */
+    @WithDefault("1h")
+    Duration overrideFor();
   }
 
   /** Raspberry Pi GPIO (docs/gpio.md). */

@@ -76,6 +76,7 @@ public class Gateway {
   private PassRecorder recorder;
   private volatile RevisionGate.Active active;
   private RulesetTopic rulesetTopic;
+  private HaBridge homeAssistant;
   private AuditAnchoring anchoring;
   private volatile EngineLoop loop;
   private GatewayMetrics metrics;
@@ -271,6 +272,9 @@ public class Gateway {
         GatewaySite.trustedKeys(config.ruleset().keysFile(), site, topics);
     registerMetrics();
     broker = GatewayBroker.choose(config.mqtt(), topics);
+    homeAssistant =
+        GatewayDevices.homeAssistant(config, site, topics, () -> loop, () -> mqtt, clock)
+            .orElse(null);
     mqtt = connection(decoder);
     MqttDriver.Outcomes outcomes = new CommandOutcomes(metrics, () -> store, () -> loop, clock);
     driver = new MqttDriver(mqtt, topics, outcomes);
@@ -318,6 +322,9 @@ public class Gateway {
     if (gpio != null) {
       gpio.engineStarted(loop, config.gpio().engineTimeout(), () -> running = false);
     }
+    if (homeAssistant != null) {
+      homeAssistant.announce(mqtt);
+    }
     mqtt.start();
     anchoring.start();
     running = true;
@@ -353,13 +360,19 @@ public class Gateway {
     filters.add(topics.pointsFilter());
     filters.addAll(decoder.thirdPartyTopics());
     filters.add(topics.ruleset());
+    MqttConnection.Inbound inbound =
+        new MqttIngest(topics, decoder, () -> loop, () -> rulesetTopic, () -> mqtt, metrics, clock);
+    if (homeAssistant != null) {
+      filters.add(homeAssistant.commandFilter());
+      inbound = homeAssistant.routing(inbound);
+    }
     return new MqttConnection(
         broker.settings(config.mqtt(), coreClientId(topics.site())),
         topics.status(),
         () -> Payloads.status("online", Optional.of(activeRevision()), started),
         Payloads.status("offline", Optional.empty(), started),
         filters,
-        new MqttIngest(topics, decoder, () -> loop, () -> rulesetTopic, () -> mqtt, metrics, clock),
+        inbound,
         new MqttConnection.Listener() {
           @Override
           public void connected() {
