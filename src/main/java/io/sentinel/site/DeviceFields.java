@@ -10,8 +10,9 @@ import io.sentinel.point.ValueMap;
 import io.sentinel.site.yaml.ValueReader;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.Json;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,6 +33,8 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
  */
 final class DeviceFields {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{(.*?)}}");
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private DeviceFields() {}
 
@@ -116,8 +119,8 @@ final class DeviceFields {
       }
       if (t.json()) {
         try {
-          Json.decodeValue(rendered.get());
-        } catch (DecodeException e) {
+          JSON.readTree(rendered.get());
+        } catch (JsonProcessingException e) {
           yaml.error(
               at,
               SiteCodes.REG_102,
