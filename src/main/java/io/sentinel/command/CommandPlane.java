@@ -231,6 +231,11 @@ public final class CommandPlane {
     return flush();
   }
 
+  /** The self point that says an {@code inout} point's feedback did not reach its command. */
+  public static String notConvergedPoint(String pointId) {
+    return "point." + pointId + ".not-converged";
+  }
+
   /** When {@link #tick} next has something to do, if ever. */
   public Optional<Instant> nextDue() {
     return Optional.ofNullable(dues.peek()).map(Due::at);

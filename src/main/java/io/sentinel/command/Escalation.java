@@ -112,7 +112,7 @@ final class Escalation {
   }
 
   private static String notConvergedName(DeliverySlot s) {
-    return "point." + s.spec.id() + ".not-converged";
+    return CommandPlane.notConvergedPoint(s.spec.id());
   }
 
   /** 500ms, 5s, 2m: how a site writes durations. */

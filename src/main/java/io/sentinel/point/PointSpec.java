@@ -20,38 +20,6 @@ public record PointSpec(
     SourceRef where,
     Optional<ValueMap> valueMap) {
 
-  /** An entry without a value map on its source (every entry before docs/devices.md). */
-  public PointSpec(
-      String id,
-      PointType type,
-      Direction direction,
-      double deadband,
-      Optional<Range> range,
-      Optional<Duration> staleAfter,
-      Optional<Duration> unavailableAfter,
-      Optional<Value> releaseValue,
-      Optional<PointSource> source,
-      Optional<PointDriver> driver,
-      Optional<Duration> commandMinInterval,
-      Optional<Duration> pulseMax,
-      SourceRef where) {
-    this(
-        id,
-        type,
-        direction,
-        deadband,
-        range,
-        staleAfter,
-        unavailableAfter,
-        releaseValue,
-        source,
-        driver,
-        commandMinInterval,
-        pulseMax,
-        where,
-        Optional.empty());
-  }
-
   /** An inclusive numeric range; a value outside it is kept with quality bad. */
   public record Range(double min, double max) {
     public boolean contains(double v) {
@@ -130,7 +98,8 @@ public record PointSpec(
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
-        where);
+        where,
+        Optional.empty());
   }
 
   public PointSpec withDirection(Direction d) {

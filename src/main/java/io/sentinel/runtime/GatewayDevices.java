@@ -83,7 +83,7 @@ final class GatewayDevices {
         outputs.put(p.id(), p);
       }
       if (p.direction() == Direction.INOUT) {
-        selfPoints.add("point." + p.id() + ".not-converged");
+        selfPoints.add(io.sentinel.command.CommandPlane.notConvergedPoint(p.id()));
       }
     }
     for (Rule r : site.ruleSet().rules()) {

@@ -1,5 +1,8 @@
 package io.sentinel.site;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sentinel.point.CommandTemplate;
 import io.sentinel.point.PointDriver;
 import io.sentinel.point.PointSource;
@@ -10,9 +13,6 @@ import io.sentinel.point.ValueMap;
 import io.sentinel.site.yaml.ValueReader;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.site.yaml.YamlFile.Fields;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -158,32 +158,28 @@ final class DeviceFields {
   /** An ingest map: the device's spellings (keys) to the point's values. */
   private static Optional<ValueMap> deviceToPoint(
       YamlFile yaml, Node node, PointSpec base, String what) {
-    Optional<List<NodeTuple>> tuples = tuples(yaml, node, base, what);
-    if (tuples.isEmpty()) {
-      return Optional.empty();
-    }
-    List<ValueMap.Entry> entries = new ArrayList<>();
-    for (NodeTuple t : tuples.get()) {
-      Optional<String> device = yaml.text(t.getKeyNode(), what + " value map key", "");
-      Optional<Value> value = ValueReader.read(yaml, t.getValueNode(), base, "value map", "");
-      if (device.isPresent() && value.isPresent()) {
-        entries.add(new ValueMap.Entry(device.get(), value.get()));
-      }
-    }
-    return covered(yaml, node, base, what, entries);
+    return valueMap(yaml, node, base, what, true);
   }
 
   /** A command map: the point's values (keys) to the device's spellings. */
   private static Optional<ValueMap> pointToDevice(
       YamlFile yaml, Node node, PointSpec base, String what) {
+    return valueMap(yaml, node, base, what, false);
+  }
+
+  private static Optional<ValueMap> valueMap(
+      YamlFile yaml, Node node, PointSpec base, String what, boolean deviceKeys) {
     Optional<List<NodeTuple>> tuples = tuples(yaml, node, base, what);
     if (tuples.isEmpty()) {
       return Optional.empty();
     }
+    String field = deviceKeys ? "value map" : "driver.mqtt map";
     List<ValueMap.Entry> entries = new ArrayList<>();
     for (NodeTuple t : tuples.get()) {
-      Optional<Value> value = ValueReader.read(yaml, t.getKeyNode(), base, "driver.mqtt map", "");
-      Optional<String> device = yaml.text(t.getValueNode(), what + " driver.mqtt map", "");
+      Node deviceNode = deviceKeys ? t.getKeyNode() : t.getValueNode();
+      Node valueNode = deviceKeys ? t.getValueNode() : t.getKeyNode();
+      Optional<String> device = yaml.text(deviceNode, what + " " + field, "");
+      Optional<Value> value = ValueReader.read(yaml, valueNode, base, field, "");
       if (device.isPresent() && value.isPresent()) {
         entries.add(new ValueMap.Entry(device.get(), value.get()));
       }

@@ -191,7 +191,8 @@ public final class RegistryLoader {
             driver,
             minInterval,
             pulseMax,
-            new SourceRef(yaml.file(), YamlFile.line(keyNode)));
+            new SourceRef(yaml.file(), YamlFile.line(keyNode)),
+            Optional.empty());
     Optional<Value> release =
         f.get("release_value").flatMap(n -> ValueReader.read(yaml, n, base, "release_value", ""));
     PointSpec device = DeviceFields.apply(yaml, f, base);
