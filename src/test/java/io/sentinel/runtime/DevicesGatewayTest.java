@@ -295,7 +295,8 @@ class DevicesGatewayTest {
           "sensor", List.of("state_topic"),
           "switch", List.of("command_topic"),
           "number", List.of("command_topic"),
-          "select", List.of("command_topic", "options"));
+          "select", List.of("command_topic", "options"),
+          "text", List.of("command_topic"));
 
   @Test
   @Order(7)
