@@ -42,7 +42,9 @@ import java.util.function.Function;
  *       escalated: {@code interlock-unenforced} and self point {@code
  *       point.<id>.interlock-unenforced}.
  *   <li>For an {@code inout} point, feedback must reach a delivered value within {@link
- *       CommandSettings#convergenceBound}, else {@code command-not-converged}.
+ *       CommandSettings#convergenceBound}, else {@code command-not-converged} and self point {@code
+ *       point.<id>.not-converged} (true until feedback reaches a delivered value again: {@code
+ *       command-converged}).
  * </ul>
  */
 public final class CommandPlane {
@@ -107,6 +109,12 @@ public final class CommandPlane {
         s.feedback = t.current().value();
         if (s.convergeTo != null && matches(s, s.feedback, s.convergeTo)) {
           s.convergeTo = null;
+        }
+        if (s.lastHanded != null
+            && s.lastHandedConfirmed
+            && s.convergeTo == null
+            && matches(s, s.feedback, s.lastHanded.value())) {
+          escalation.converged(s, now);
         }
       }
     }
@@ -173,6 +181,7 @@ public final class CommandPlane {
         s.convergeBy = now.plus(settings.convergenceBound());
         if (matches(s, s.feedback, c.value())) {
           s.convergeTo = null;
+          escalation.converged(s, now);
         } else {
           schedule(s.convergeBy, s);
         }
@@ -220,6 +229,11 @@ public final class CommandPlane {
       escalation.checkBounds(s, now);
     }
     return flush();
+  }
+
+  /** The self point that says an {@code inout} point's feedback did not reach its command. */
+  public static String notConvergedPoint(String pointId) {
+    return "point." + pointId + ".not-converged";
   }
 
   /** When {@link #tick} next has something to do, if ever. */

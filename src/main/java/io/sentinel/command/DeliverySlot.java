@@ -44,6 +44,9 @@ final class DeliverySlot {
   Instant convergeBy;
   String convergeCommand;
 
+  /** A delivered command's value was not reached in time, and no feedback has reached one since. */
+  boolean notConverged;
+
   DeliverySlot(PointSpec spec, Driver driver) {
     this.spec = spec;
     this.driver = driver;

@@ -87,7 +87,32 @@ final class Escalation {
               + s.convergeCommand,
           now);
       s.convergeTo = null;
+      if (!s.notConverged) {
+        s.notConverged = true;
+        report.selfPoint(new SelfPoint(notConvergedName(s), Value.TRUE, now));
+      }
     }
+  }
+
+  /**
+   * The feedback reached the last delivered command's value: a point reported not converged is
+   * converged again ({@code command-converged}, self point false).
+   */
+  void converged(DeliverySlot s, Instant now) {
+    if (!s.notConverged) {
+      return;
+    }
+    s.notConverged = false;
+    report.event(
+        "command-converged",
+        s.spec.id(),
+        "feedback is " + s.feedback + ", as command " + s.lastHanded.commandId() + " asked",
+        now);
+    report.selfPoint(new SelfPoint(notConvergedName(s), Value.FALSE, now));
+  }
+
+  private static String notConvergedName(DeliverySlot s) {
+    return CommandPlane.notConvergedPoint(s.spec.id());
   }
 
   /** 500ms, 5s, 2m: how a site writes durations. */

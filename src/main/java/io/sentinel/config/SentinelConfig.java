@@ -50,6 +50,10 @@ public interface SentinelConfig {
 
   Heartbeat heartbeat();
 
+  State state();
+
+  HomeAssistant homeassistant();
+
   /** The MQTT connection (docs/runtime.md). */
   interface Mqtt {
     /** tcp://host:port or ssl://host:port (user:password@ before the host); unset: embedded. */
@@ -133,6 +137,32 @@ public interface SentinelConfig {
     /** Feedback of an inout point must reach the command within this. */
     @WithDefault("30s")
     Duration convergenceBound();
+  }
+
+  /** The retained state topics sentinel/SITE/state/POINT (docs/devices.md). */
+  interface State {
+    /** Which points publish their state: own (GPIO inputs, derived points), all, or none. */
+    @WithDefault("own")
+    String points();
+
+    /** The shortest time between two state messages of a point; the latest goes at its end. */
+    @WithDefault("1s")
+    Duration minInterval();
+  }
+
+  /** Home Assistant MQTT discovery and commands (docs/devices.md). */
+  interface HomeAssistant {
+    /** Whether points, outputs and self points are announced to Home Assistant (discovery). */
+    @WithDefault("false")
+    boolean discovery();
+
+    /** Home Assistant's discovery prefix. */
+    @WithDefault("homeassistant")
+    String prefix();
+
+    /** How long a command from Home Assistant overrides an output (operator band). */
+    @WithDefault("1h")
+    Duration overrideFor();
   }
 
   /** Raspberry Pi GPIO (docs/gpio.md). */

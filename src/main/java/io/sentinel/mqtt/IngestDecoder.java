@@ -8,11 +8,13 @@ import io.sentinel.point.Quality;
 import io.sentinel.point.Registry;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
+import io.sentinel.point.ValueMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -100,6 +102,14 @@ public final class IngestDecoder {
       if (m.topic().contains("+") || m.topic().contains("#") || m.topic().isEmpty()) {
         problems.add(
             new SourceProblem(spec, "source.mqtt topic must be one exact topic: " + m.topic()));
+      } else if (m.topic().startsWith(topics.root())) {
+        problems.add(
+            new SourceProblem(
+                spec,
+                "source.mqtt topic "
+                    + m.topic()
+                    + " is the gateway's own: what it publishes (state/, claims/, commands/) is"
+                    + " never read back as a sample"));
       } else if (parsed.path().isEmpty()) {
         problems.add(
             new SourceProblem(
@@ -135,7 +145,11 @@ public final class IngestDecoder {
     try {
       document = Json.decodeValue(Buffer.buffer(payload));
     } catch (DecodeException | IllegalStateException e) {
-      return rejected(RejectReason.UNREADABLE_JSON, topic, null, firstLine(e.getMessage()));
+      if (mapped == null || mapped.stream().noneMatch(m -> m.path().whole())) {
+        return rejected(RejectReason.UNREADABLE_JSON, topic, null, firstLine(e.getMessage()));
+      }
+      // A device that publishes a bare word (Tasmota's stat/<dev>/POWER: ON): json_path $ takes it.
+      document = new DeviceText(new String(payload, StandardCharsets.UTF_8).trim());
     }
     if (mapped == null) {
       return decodeOwn(topic, topic.substring(pointsPrefix.length()), document, receivedAt);
@@ -143,7 +157,17 @@ public final class IngestDecoder {
     List<Sample> samples = new ArrayList<>();
     List<Rejection> rejections = new ArrayList<>();
     for (Mapped m : mapped) {
-      Optional<Object> picked = m.path().select(document);
+      if (document instanceof DeviceText && !m.path().whole()) {
+        rejections.add(
+            new Rejection(
+                RejectReason.UNREADABLE_JSON,
+                topic,
+                Optional.of(m.spec().id()),
+                "not JSON, so there is nothing at " + m.path()));
+        continue;
+      }
+      Optional<Object> picked =
+          document instanceof DeviceText t ? Optional.of(t.text()) : m.path().select(document);
       if (picked.isEmpty()) {
         rejections.add(
             new Rejection(
@@ -153,7 +177,10 @@ public final class IngestDecoder {
                 "no value at " + m.path()));
         continue;
       }
-      Typed typed = typed(m.spec(), picked.get(), MeasureUnit.NONE, false);
+      Typed typed =
+          m.spec().valueMap().isPresent()
+              ? mapped(m.spec(), m.spec().valueMap().get(), picked.get())
+              : typed(m.spec(), picked.get(), MeasureUnit.NONE, false);
       if (typed.rejection != null) {
         rejections.add(withTopic(typed.rejection, topic, m.spec()));
       } else {
@@ -316,6 +343,29 @@ public final class IngestDecoder {
     }
     return new Typed(Value.of(s), null);
   }
+
+  /** A value spelled the device's way, through the point's value map (docs/devices.md). */
+  private static Typed mapped(PointSpec spec, ValueMap map, Object raw) {
+    if (raw instanceof JsonObject || raw instanceof JsonArray) {
+      return Typed.no(RejectReason.WRONG_TYPE, spec.id() + ": found " + describe(raw));
+    }
+    String spelled = ValueMap.spellingOf(raw);
+    return map.toPoint(spelled)
+        .map(v -> new Typed(v, null))
+        .orElseGet(
+            () ->
+                Typed.no(
+                    RejectReason.WRONG_TYPE,
+                    spec.id()
+                        + ": '"
+                        + clip(spelled)
+                        + "' is not in its value map ("
+                        + clip(map.spellings(), 80)
+                        + ")"));
+  }
+
+  /** A payload that is not JSON, taken as text by a json_path $ mapping. */
+  private record DeviceText(String text) {}
 
   private static Rejection withTopic(Rejection r, String topic, PointSpec spec) {
     return new Rejection(r.reason(), topic, Optional.of(spec.id()), r.message());

@@ -70,6 +70,11 @@ public final class JsonPath {
     return Optional.ofNullable(at);
   }
 
+  /** Whether the path is {@code $}: the whole document. */
+  public boolean whole() {
+    return steps.isEmpty();
+  }
+
   @Override
   public String toString() {
     return text;

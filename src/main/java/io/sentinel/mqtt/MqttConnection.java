@@ -303,6 +303,12 @@ public final class MqttConnection {
     return send(topic, payload, false);
   }
 
+  /** A command in a device's own convention (docs/devices.md): its QoS (0, 1, 2) and retain. */
+  public CompletableFuture<?> publishCommand(
+      String topic, byte[] payload, int qos, boolean retain) {
+    return send(topic, payload, MqttQos.fromCode(qos), retain);
+  }
+
   /** Retained state: the latest value per topic also survives the broker's absence. */
   public void publishRetained(String topic, byte[] payload) {
     retained.put(topic, payload);
@@ -346,22 +352,14 @@ public final class MqttConnection {
   }
 
   private CompletableFuture<?> send(String topic, byte[] payload, boolean retain) {
+    return send(topic, payload, MqttQos.AT_LEAST_ONCE, retain);
+  }
+
+  private CompletableFuture<?> send(String topic, byte[] payload, MqttQos qos, boolean retain) {
     if (client5 != null) {
-      return client5
-          .publishWith()
-          .topic(topic)
-          .payload(payload)
-          .qos(MqttQos.AT_LEAST_ONCE)
-          .retain(retain)
-          .send();
+      return client5.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
     }
-    return client
-        .publishWith()
-        .topic(topic)
-        .payload(payload)
-        .qos(MqttQos.AT_LEAST_ONCE)
-        .retain(retain)
-        .send();
+    return client.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
   }
 
   private void onConnected() {

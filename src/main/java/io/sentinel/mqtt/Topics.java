@@ -64,6 +64,11 @@ public record Topics(String site) {
     return root() + "events/" + kind;
   }
 
+  /** Where the gateway publishes, retained, what a point it senses holds (docs/devices.md). */
+  public String state(String pointId) {
+    return root() + "state/" + pointId;
+  }
+
   public String self(String name) {
     return root() + "self/" + name;
   }

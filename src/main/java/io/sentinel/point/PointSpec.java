@@ -17,7 +17,8 @@ public record PointSpec(
     Optional<PointDriver> driver,
     Optional<Duration> commandMinInterval,
     Optional<Duration> pulseMax,
-    SourceRef where) {
+    SourceRef where,
+    Optional<ValueMap> valueMap) {
 
   /** An inclusive numeric range; a value outside it is kept with quality bad. */
   public record Range(double min, double max) {
@@ -45,7 +46,27 @@ public record PointSpec(
         driver,
         commandMinInterval,
         pulseMax,
-        w);
+        w,
+        valueMap);
+  }
+
+  /** This entry with its source's value map and its driver (docs/devices.md). */
+  public PointSpec withDevice(Optional<ValueMap> map, Optional<PointDriver> d) {
+    return new PointSpec(
+        id,
+        type,
+        direction,
+        deadband,
+        range,
+        staleAfter,
+        unavailableAfter,
+        releaseValue,
+        source,
+        d,
+        commandMinInterval,
+        pulseMax,
+        where,
+        map);
   }
 
   /** The unit of a number point, or {@link MeasureUnit#NONE}. */
@@ -77,7 +98,8 @@ public record PointSpec(
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
-        where);
+        where,
+        Optional.empty());
   }
 
   public PointSpec withDirection(Direction d) {
@@ -94,7 +116,8 @@ public record PointSpec(
         driver,
         commandMinInterval,
         pulseMax,
-        where);
+        where,
+        valueMap);
   }
 
   public PointSpec withRange(Range r) {
@@ -111,7 +134,8 @@ public record PointSpec(
         driver,
         commandMinInterval,
         pulseMax,
-        where);
+        where,
+        valueMap);
   }
 
   public PointSpec withReleaseValue(Value v) {
@@ -128,6 +152,7 @@ public record PointSpec(
         driver,
         commandMinInterval,
         pulseMax,
-        where);
+        where,
+        valueMap);
   }
 }

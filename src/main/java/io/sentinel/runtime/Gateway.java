@@ -77,6 +77,7 @@ public class Gateway {
   private volatile RevisionGate.Active active;
   private RulesetTopic rulesetTopic;
   private volatile ShadowRun shadow;
+  private HaBridge homeAssistant;
   private AuditAnchoring anchoring;
   private volatile EngineLoop loop;
   private GatewayMetrics metrics;
@@ -272,6 +273,9 @@ public class Gateway {
         GatewaySite.trustedKeys(config.ruleset().keysFile(), site, topics);
     registerMetrics();
     broker = GatewayBroker.choose(config.mqtt(), topics);
+    homeAssistant =
+        GatewayDevices.homeAssistant(config, site, topics, () -> loop, () -> mqtt, clock)
+            .orElse(null);
     mqtt = connection(decoder);
     MqttDriver.Outcomes outcomes = new CommandOutcomes(metrics, () -> store, () -> loop, clock);
     driver = new MqttDriver(mqtt, topics, outcomes);
@@ -322,6 +326,9 @@ public class Gateway {
     notifySystemd();
     if (gpio != null) {
       gpio.engineStarted(loop, config.gpio().engineTimeout(), () -> running = false);
+    }
+    if (homeAssistant != null) {
+      homeAssistant.announce(mqtt);
     }
     mqtt.start();
     anchoring.start();
@@ -388,13 +395,19 @@ public class Gateway {
     filters.add(topics.pointsFilter());
     filters.addAll(decoder.thirdPartyTopics());
     filters.add(topics.ruleset());
+    MqttConnection.Inbound inbound =
+        new MqttIngest(topics, decoder, () -> loop, () -> rulesetTopic, () -> mqtt, metrics, clock);
+    if (homeAssistant != null) {
+      filters.add(homeAssistant.commandFilter());
+      inbound = homeAssistant.routing(inbound);
+    }
     return new MqttConnection(
         broker.settings(config.mqtt(), coreClientId(topics.site())),
         topics.status(),
         () -> Payloads.status("online", Optional.of(activeRevision()), started),
         Payloads.status("offline", Optional.empty(), started),
         filters,
-        new MqttIngest(topics, decoder, () -> loop, () -> rulesetTopic, () -> mqtt, metrics, clock),
+        inbound,
         new MqttConnection.Listener() {
           @Override
           public void connected() {
@@ -457,7 +470,13 @@ public class Gateway {
             plane,
             clock,
             config.ingest().lagThreshold(),
-            new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop),
+            GatewayDevices.stateTopics(
+                config,
+                site,
+                topics,
+                mqtt,
+                vertx,
+                new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop)),
             new JournalPassLog(recorder, store.journal()));
     loop.onFatal(this::engineLost);
   }

@@ -191,9 +191,11 @@ public final class RegistryLoader {
             driver,
             minInterval,
             pulseMax,
-            new SourceRef(yaml.file(), YamlFile.line(keyNode)));
+            new SourceRef(yaml.file(), YamlFile.line(keyNode)),
+            Optional.empty());
     Optional<Value> release =
         f.get("release_value").flatMap(n -> ValueReader.read(yaml, n, base, "release_value", ""));
+    PointSpec device = DeviceFields.apply(yaml, f, base);
     if (pulseMax.isPresent() && release.filter(Value.TRUE::equals).isPresent()) {
       yaml.error(
           f.get("release_value").orElseThrow(),
@@ -201,6 +203,6 @@ public final class RegistryLoader {
           "",
           what + ": release_value true would hold a point with pulse_max energised");
     }
-    return Optional.of(release.map(base::withReleaseValue).orElse(base));
+    return Optional.of(release.map(device::withReleaseValue).orElse(device));
   }
 }

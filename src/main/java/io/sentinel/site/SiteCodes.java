@@ -42,6 +42,11 @@ public enum SiteCodes implements Code {
   REG_021,
   REG_022,
   REG_023,
+  REG_100,
+  REG_101,
+  REG_102,
+  REG_103,
+  REG_104,
   SITE_001,
   SITE_002;
 }

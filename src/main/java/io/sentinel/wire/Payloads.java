@@ -86,6 +86,15 @@ public final class Payloads {
     return bytes(o.put("ts", a.at().toString()));
   }
 
+  /** {@code state/<point>}: {@code {"value", "quality", "ts"}}, ts when either last changed. */
+  public static byte[] state(io.sentinel.point.PointState s) {
+    return bytes(
+        new JsonObject()
+            .put("value", s.value().toPlain())
+            .put("quality", s.quality().wireName())
+            .put("ts", s.since().toString()));
+  }
+
   public static byte[] self(SelfPoint p) {
     return bytes(new JsonObject().put("value", p.value().toPlain()).put("ts", p.at().toString()));
   }

@@ -191,6 +191,25 @@ class CommandPlaneTest {
         .extracting(ControlEvent::kind)
         .containsExactly("command-not-converged");
     assertThat(out.events().get(0).message()).contains("feedback is 20", "not 40");
+    assertThat(out.selfPoints())
+        .extracting(p -> p.name() + "=" + p.value())
+        .containsExactly("point.valve.not-converged=true");
+  }
+
+  @Test
+  void inout_notConverged_thenTheFeedbackReachesTheValue_convergedAgain() {
+    apply(T0, decisions(assertion("valve", 40, Band.AUTOMATION, "r")));
+    plane.delivered(T0, "valve/boot/1");
+    plane.tick(T0.plusSeconds(30));
+
+    PlaneOutput out = apply(T0.plusSeconds(40), feedback("valve", 0, 40));
+
+    assertThat(out.events()).extracting(ControlEvent::kind).containsExactly("command-converged");
+    assertThat(out.selfPoints())
+        .extracting(p -> p.name() + "=" + p.value())
+        .containsExactly("point.valve.not-converged=false");
+    // Said once: more feedback at the value reports nothing.
+    assertThat(apply(T0.plusSeconds(41), feedback("valve", 40, 40.2)).isEmpty()).isTrue();
   }
 
   @Test

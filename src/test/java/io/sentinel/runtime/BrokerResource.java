@@ -34,8 +34,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Init args: {@code site-dir}, {@code site-prefix}, {@code embedded}, {@code
  * allow-unsigned-revisions} (true: the example site, copied with {@code allow_unsigned_revisions:
- * true} in its site.yaml); any other arg is passed through as configuration. GPIO is off unless a
- * test sets {@code sentinel.gpio.platform}.
+ * true} in its site.yaml), {@code substitute-site} (true: the site-dir copied with {@code @SITE@}
+ * replaced by the site's name); any other arg is passed through as configuration. GPIO is off
+ * unless a test sets {@code sentinel.gpio.platform}.
  */
 public final class BrokerResource implements QuarkusTestResourceLifecycleManager {
   /** Marks the test's field that receives the {@link Broker}. */
@@ -159,7 +160,8 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
         root + "commands/#",
         root + "claims/#",
         root + "events/#",
-        root + "self/#");
+        root + "self/#",
+        root + "state/#");
     broker = new Broker(url, site, recorder, embedded, embedded == null ? -1 : embedded.port());
     broker.seenByBroker.addAll(early);
     broker.database = TestDatabase.create();
@@ -178,7 +180,9 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
         "sentinel.site-dir",
         "true".equals(args.get("allow-unsigned-revisions"))
             ? allowingUnsigned(site).toString()
-            : args.getOrDefault("site-dir", "."));
+            : "true".equals(args.get("substitute-site"))
+                ? substituted(Path.of(args.get("site-dir")), site).toString()
+                : args.getOrDefault("site-dir", "."));
     config.put("sentinel.mqtt.reconnect-initial", "100ms");
     config.put("sentinel.mqtt.reconnect-max", "1s");
     config.put("sentinel.db.url", broker.database.configUrl());
@@ -188,7 +192,12 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     config.put("sentinel.gpio.platform", "off");
     args.forEach(
         (k, v) -> {
-          if (!Set.of("site-dir", "site-prefix", "embedded", "allow-unsigned-revisions")
+          if (!Set.of(
+                  "site-dir",
+                  "site-prefix",
+                  "embedded",
+                  "allow-unsigned-revisions",
+                  "substitute-site")
               .contains(k)) {
             config.put(k, v);
           }
@@ -206,6 +215,27 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
           dir.resolve("site.yaml"),
           Files.readString(Path.of("seeds/site.yaml")) + "allow_unsigned_revisions: true\n");
       return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A copy of a site folder with {@code @SITE@} replaced by the site's name in every file: device
+   * topics of its own (zigbee2mqtt/@SITE@-relay), so runs on a shared broker never meet.
+   */
+  private static Path substituted(Path from, String site) {
+    Path to = Path.of("target/scratch/site-" + site);
+    try (var files = Files.walk(from)) {
+      for (Path p : files.toList()) {
+        Path target = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.writeString(target, Files.readString(p).replace("@SITE@", site));
+        }
+      }
+      return to;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -243,7 +273,10 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
       String root = "sentinel/" + broker.site() + "/";
       for (BrokerClient.Received r : broker.recorder().received()) {
         String rest = r.topic().substring(root.length());
-        if (rest.equals("status") || rest.startsWith("claims/") || rest.startsWith("self/")) {
+        if (rest.equals("status")
+            || rest.startsWith("claims/")
+            || rest.startsWith("self/")
+            || rest.startsWith("state/")) {
           retainedTopics.add(r.topic());
         }
       }

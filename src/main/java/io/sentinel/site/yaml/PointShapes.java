@@ -50,6 +50,13 @@ public final class PointShapes {
               new Shape.Flag("true: the point is true when the pin reads low.")),
           "pin");
 
+  /** A value map on ingest: the device's spellings to the point's values (docs/devices.md). */
+  static final Shape DEVICE_SPELLINGS =
+      new Shape.NamedMap(
+          "The device's spelling (ON, open, 3) to the point's value; it covers a bool or enum.",
+          Optional.empty(),
+          value(""));
+
   public static final Keys SOURCE_MQTT =
       required(
           keys(
@@ -57,7 +64,9 @@ public final class PointShapes {
               "topic",
               text("One exact topic (no wildcards)."),
               "json_path",
-              text("Where the value is in the payload: $, $.a.b or $.a[0] (default $).")),
+              text("Where the value is in the payload: $, $.a.b or $.a[0] (default $)."),
+              "map",
+              DEVICE_SPELLINGS),
           "topic");
 
   public static final Keys SOURCE =
@@ -78,7 +87,19 @@ public final class PointShapes {
       keys(
           "Commands over MQTT.",
           "topic",
-          text("The command topic (default sentinel/<site>/commands/<point>)."));
+          text("The command topic (default sentinel/<site>/commands/<point>)."),
+          "payload",
+          text("The device's payload: a literal, or a template with {{value}} (docs/devices.md)."),
+          "map",
+          new Shape.NamedMap(
+              "The point's value to the device's spelling (true: ON); it covers a bool or enum.",
+              Optional.empty(),
+              text("")),
+          "qos",
+          new Shape.Int(
+              "The QoS of the device's commands (default 1).", Optional.of(0L), Optional.of(2L)),
+          "retain",
+          new Shape.Flag("Whether the device's commands are retained (default false)."));
 
   public static final Keys DRIVER =
       exactlyOne(
@@ -135,6 +156,8 @@ public final class PointShapes {
               COMMAND_RATE,
               "pulse_max",
               duration("The longest pulse the output accepts."),
+              "value_map",
+              DEVICE_SPELLINGS,
               "description",
               FREE_TEXT),
           "type",
