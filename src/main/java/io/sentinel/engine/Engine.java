@@ -313,8 +313,9 @@ public final class Engine {
    * Processes everything up to {@code now}: the samples (each at its own instant, which must not
    * lie before the engine's clock or after {@code now}) and the timers due.
    *
-   * @param ingestLagging whether the runtime reports ingest lag over this pass; warmup deadlines do
-   *     not run down while it does
+   * @param ingestLagging whether the runtime reports ingest lag over this pass (a backlog drained);
+   *     while it does, warmup deadlines do not run down, no rule leaves warmup, and a live sample
+   *     does not count as its point's having been live since start (docs/live.md)
    */
   public PassResult pass(Instant now, List<Sample> samples, boolean ingestLagging) {
     if (now.isBefore(clock)) {
@@ -324,6 +325,7 @@ public final class Engine {
       policy.rescheduleDeadlines(rules, clock);
       derived.lagEnded(clock);
     }
+    points.countLiveSinceStart(!ingestLagging);
     List<Sample> ordered = new ArrayList<>(samples);
     ordered.sort(Comparator.comparing(Sample::at));
     if (!ordered.isEmpty() && ordered.get(0).at().isBefore(clock)) {

@@ -1,6 +1,5 @@
 package io.sentinel.mqtt;
 
-import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
@@ -13,7 +12,6 @@ import com.hivemq.client.mqtt.mqtt5.Mqtt5ClientBuilder;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscribe;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscription;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -79,6 +77,21 @@ public final class MqttConnection {
   @FunctionalInterface
   public interface Inbound {
     void message(String topic, byte[] payload, Runnable acknowledge);
+
+    /** {@link #message(String, byte[], Runnable)} with how the message was delivered. */
+    default void message(String topic, byte[] payload, Delivery delivery, Runnable acknowledge) {
+      message(topic, payload, acknowledge);
+    }
+  }
+
+  /**
+   * How a message reached the gateway (docs/live.md): {@code retained}, the broker's RETAIN flag
+   * (the last value kept for the topic, handed over at subscribe; Moquette never sets it); {@code
+   * backlog}, delivered before this connect's {@link BacklogMarker} came back (queued while the
+   * gateway was away, or retained).
+   */
+  public record Delivery(boolean retained, boolean backlog) {
+    public static final Delivery LIVE = new Delivery(false, false);
   }
 
   /** What the connection tells its owner; called on the client's own threads. */
@@ -86,6 +99,9 @@ public final class MqttConnection {
     void connected();
 
     void disconnected(String cause);
+
+    /** A backlog drain begins (a connect) or ends (its marker came back). */
+    default void draining(boolean draining) {}
   }
 
   private record Pending(String topic, byte[] payload) {}
@@ -108,6 +124,7 @@ public final class MqttConnection {
   private volatile boolean everConnected;
   private volatile boolean stopping;
   private volatile String lastFailure;
+  private final BacklogMarker marker;
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
@@ -125,6 +142,31 @@ public final class MqttConnection {
       Collection<String> filters,
       Inbound inbound,
       Listener listener) {
+    this(settings, statusTopic, onlineStatus, offlineStatus, filters, inbound, listener, null);
+  }
+
+  /**
+   * As above, with the backlog marker's topic (subscribed with the filters; docs/live.md): without
+   * one, nothing delivered is taken as backlog.
+   */
+  public MqttConnection(
+      Settings settings,
+      String statusTopic,
+      Supplier<byte[]> onlineStatus,
+      byte[] offlineStatus,
+      Collection<String> filters,
+      Inbound inbound,
+      Listener listener,
+      String markerTopic) {
+    this.marker =
+        markerTopic == null
+            ? null
+            : new BacklogMarker(markerTopic, settings.keepAlive(), listener::draining);
+    if (marker != null) {
+      List<String> all = new ArrayList<>(filters);
+      all.add(markerTopic);
+      filters = all;
+    }
     this.settings = settings;
     this.statusTopic = statusTopic;
     this.onlineStatus = onlineStatus;
@@ -168,36 +210,19 @@ public final class MqttConnection {
     client.publishes(
         MqttGlobalPublishFilter.ALL,
         (Mqtt3Publish p) ->
-            inbound.message(p.getTopic().toString(), p.getPayloadAsBytes(), p::acknowledge),
+            receive(
+                inbound,
+                p.getTopic().toString(),
+                p.getPayloadAsBytes(),
+                p.isRetain(),
+                p::acknowledge),
         true);
   }
 
   /** The same session over MQTT 5, with the Receive Maximum the settings give. */
   private Mqtt5AsyncClient build5(Inbound inbound) {
-    URI url = settings.url();
-    boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
     Mqtt5ClientBuilder b =
-        MqttClient.builder()
-            .useMqttVersion5()
-            .identifier(settings.clientId())
-            .serverHost(url.getHost())
-            .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
-    if (tls && settings.caFile().isPresent()) {
-      b =
-          b.sslConfig()
-              .trustManagerFactory(BrokerTls.trusting(settings.caFile().get()))
-              .applySslConfig();
-    } else if (tls) {
-      b = b.sslWithDefaultConfig();
-    }
-    if (url.getUserInfo() != null) {
-      String[] user = url.getUserInfo().split(":", 2);
-      b =
-          b.simpleAuth()
-              .username(user[0])
-              .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
-              .applySimpleAuth();
-    }
+        MqttClients.builder5(settings.url(), settings.clientId(), settings.caFile());
     Mqtt5AsyncClient c =
         b.automaticReconnect()
             .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
@@ -220,49 +245,29 @@ public final class MqttConnection {
             .buildAsync();
     c.publishes(
         MqttGlobalPublishFilter.ALL,
-        p -> inbound.message(p.getTopic().toString(), p.getPayloadAsBytes(), p::acknowledge),
+        p ->
+            receive(
+                inbound,
+                p.getTopic().toString(),
+                p.getPayloadAsBytes(),
+                p.isRetain(),
+                p::acknowledge),
         true);
     return c;
   }
 
   /**
    * A client of the broker at {@code url}: {@code tcp://} (1883 by default), {@code ssl://} or
-   * {@code mqtts://} (TLS, 8883), credentials from {@code user:password@}. The gateway and {@code
-   * sentinel push} reach a broker the same way.
+   * {@code mqtts://} (TLS, 8883), credentials from {@code user:password@} ({@link MqttClients}).
    */
   public static Mqtt3ClientBuilder builder(URI url, String clientId) {
-    return builder(url, clientId, Optional.empty());
+    return MqttClients.builder3(url, clientId, Optional.empty());
   }
 
   /** {@link #builder(URI, String)}, TLS trusting the CA certificates of {@code caFile} (PEM). */
   public static Mqtt3ClientBuilder builder(
       URI url, String clientId, Optional<java.nio.file.Path> caFile) {
-    boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
-    Mqtt3ClientBuilder builder =
-        MqttClient.builder()
-            .useMqttVersion3()
-            .identifier(clientId)
-            .serverHost(url.getHost())
-            .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
-    if (tls && caFile.isPresent()) {
-      builder =
-          builder
-              .sslConfig()
-              .trustManagerFactory(BrokerTls.trusting(caFile.get()))
-              .applySslConfig();
-    } else if (tls) {
-      builder = builder.sslWithDefaultConfig();
-    }
-    if (url.getUserInfo() != null) {
-      String[] user = url.getUserInfo().split(":", 2);
-      builder =
-          builder
-              .simpleAuth()
-              .username(user[0])
-              .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
-              .applySimpleAuth();
-    }
-    return builder;
+    return MqttClients.builder3(url, clientId, caFile);
   }
 
   /** Connects in the background; failures are retried with backoff. */
@@ -364,6 +369,29 @@ public final class MqttConnection {
         .send();
   }
 
+  /** A message: this connect's backlog marker ends the drain; anything else goes inbound. */
+  private void receive(
+      Inbound inbound, String topic, byte[] payload, boolean retain, Runnable acknowledge) {
+    if (marker == null) {
+      inbound.message(topic, payload, new Delivery(retain, false), acknowledge);
+      return;
+    }
+    marker.arrived();
+    if (topic.equals(marker.topic())) {
+      acknowledge.run();
+      marker.returned(payload);
+      return;
+    }
+    inbound.message(topic, payload, new Delivery(retain, marker.draining()), acknowledge);
+  }
+
+  /** After the subscription (or at once on a session that has it): the backlog's end marker. */
+  private void sendMarker(CompletableFuture<?> subscribed) {
+    if (marker != null) {
+      subscribed.thenRun(() -> send(marker.topic(), marker.connected(), false));
+    }
+  }
+
   private void onConnected() {
     if (client5 != null && subscribed.compareAndSet(false, true)) {
       List<Mqtt5Subscription> subs = new ArrayList<>();
@@ -371,28 +399,34 @@ public final class MqttConnection {
           f ->
               subs.add(
                   Mqtt5Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
-      client5
-          .subscribe(Mqtt5Subscribe.builder().addSubscriptions(subs).build())
-          .whenComplete(
-              (ack, error) -> {
-                if (error != null) {
-                  LOG.errorf("SEN-012 subscribing to %s failed: %s", filters, error.getMessage());
-                }
-              });
+      sendMarker(
+          client5
+              .subscribe(Mqtt5Subscribe.builder().addSubscriptions(subs).build())
+              .whenComplete(
+                  (ack, error) -> {
+                    if (error != null) {
+                      LOG.errorf(
+                          "SEN-012 subscribing to %s failed: %s", filters, error.getMessage());
+                    }
+                  }));
     } else if (subscribed.compareAndSet(false, true)) {
       List<Mqtt3Subscription> subs = new ArrayList<>();
       filters.forEach(
           f ->
               subs.add(
                   Mqtt3Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
-      client
-          .subscribe(Mqtt3Subscribe.builder().addSubscriptions(subs).build())
-          .whenComplete(
-              (ack, error) -> {
-                if (error != null) {
-                  LOG.errorf("SEN-009 subscribing to %s failed: %s", filters, error.getMessage());
-                }
-              });
+      sendMarker(
+          client
+              .subscribe(Mqtt3Subscribe.builder().addSubscriptions(subs).build())
+              .whenComplete(
+                  (ack, error) -> {
+                    if (error != null) {
+                      LOG.errorf(
+                          "SEN-009 subscribing to %s failed: %s", filters, error.getMessage());
+                    }
+                  }));
+    } else {
+      sendMarker(CompletableFuture.completedFuture(null));
     }
     List<Pending> queued;
     synchronized (lock) {
@@ -426,6 +460,9 @@ public final class MqttConnection {
       lastFailure = BrokerTls.describe(cause, redacted());
     }
     boolean was = connected;
+    if (marker != null) {
+      marker.lost();
+    }
     synchronized (lock) {
       connected = false;
     }

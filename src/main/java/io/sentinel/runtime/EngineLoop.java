@@ -41,8 +41,11 @@ public final class EngineLoop {
   private static final Logger LOG = Logger.getLogger(EngineLoop.class);
   private static final long CYCLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-  /** A sample on its way to a pass; {@code ack} (or null) releases the message that carried it. */
-  private record Inbound(Observation observation, Runnable ack) {}
+  /**
+   * A sample on its way to a pass; {@code ack} (or null) releases the message that carried it;
+   * {@code backlog}: delivered from the broker's queued backlog (docs/live.md).
+   */
+  private record Inbound(Observation observation, Runnable ack, boolean backlog) {}
 
   /** The acknowledgements of the messages a pass took, released once the pass is durable. */
   private record PendingAcks(long seq, List<Runnable> acks) {}
@@ -104,6 +107,8 @@ public final class EngineLoop {
   private long lastPassNanos = System.nanoTime() - CYCLE_NANOS;
   private boolean lagging;
   private volatile Duration lastLag = Duration.ZERO;
+  private volatile boolean draining;
+  private final AtomicLong backlogSamples = new AtomicLong();
   private volatile boolean stopped;
   private volatile Consumer<Throwable> fatal = e -> {};
 
@@ -194,7 +199,7 @@ public final class EngineLoop {
     if (stopped) {
       return; // no pass will take it (a stop, or the engine lost): the inbox must not grow
     }
-    inbox.add(new Inbound(observation(sample, source, deviceTime), null));
+    inbox.add(new Inbound(observation(sample, source, deviceTime), null, false));
     wake();
   }
 
@@ -207,6 +212,19 @@ public final class EngineLoop {
    */
   public void offer(
       List<Sample> samples, String source, Optional<Instant> deviceTime, Runnable ack) {
+    offer(samples, source, deviceTime, false, ack);
+  }
+
+  /**
+   * {@link #offer(List, String, Optional, Runnable)} for a message that came from the broker's
+   * queued backlog when {@code backlog}: a pass that takes it runs under ingest lag.
+   */
+  public void offer(
+      List<Sample> samples,
+      String source,
+      Optional<Instant> deviceTime,
+      boolean backlog,
+      Runnable ack) {
     if (stopped) {
       return; // not acknowledged: the broker delivers it again to the next session
     }
@@ -219,9 +237,32 @@ public final class EngineLoop {
       inbox.add(
           new Inbound(
               observation(samples.get(i), source, deviceTime),
-              i == samples.size() - 1 ? ack : null));
+              i == samples.size() - 1 ? ack : null,
+              backlog));
     }
     wake();
+  }
+
+  /**
+   * The broker's backlog is being drained (from a connect until its marker returns: docs/live.md):
+   * passes run under ingest lag meanwhile. A pass runs at each change, so that the ingest-lagging
+   * and ingest-caught-up events bracket the drain even when nothing else arrives.
+   */
+  public void draining(boolean now) {
+    draining = now;
+    if (!stopped) {
+      context.runOnContext(v -> pass());
+    }
+  }
+
+  /** Whether the broker's backlog is being drained now. */
+  public boolean drainingBacklog() {
+    return draining;
+  }
+
+  /** Samples taken from the broker's backlog since this loop started. */
+  public long backlogSamples() {
+    return backlogSamples.get();
   }
 
   /** Messages taken (or waiting to be) whose acknowledgement waits for the log's durable mark. */
@@ -439,15 +480,27 @@ public final class EngineLoop {
     List<Observation> observations = new ArrayList<>();
     List<Runnable> acks = new ArrayList<>();
     Instant oldest = null;
+    boolean backlog = draining;
+    long fromBacklog = 0;
     Instant engineClock = composition.engine().clock();
     for (Inbound in; (in = inbox.poll()) != null; ) {
       Observation o = in.observation();
       if (in.ack() != null) {
         acks.add(in.ack());
       }
+      if (in.backlog()) {
+        backlog = true;
+        fromBacklog++;
+      }
       Instant received = o.receivedAt();
       if (oldest == null || received.isBefore(oldest)) {
         oldest = received;
+      }
+      // Lag where the backlog is: a live sample's device time says how long it waited upstream.
+      if (o.observedAt().isPresent()
+          && o.quality() == io.sentinel.point.Quality.LIVE
+          && o.observedAt().get().isBefore(oldest)) {
+        oldest = o.observedAt().get();
       }
       // A sample stamped before the previous pass ran is taken at that pass's instant; the log
       // keeps the instant the engine took it at, which is what a replay feeds it by.
@@ -462,13 +515,17 @@ public final class EngineLoop {
       batch.add(taken.toSample());
     }
     Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, now);
+    if (lag.isNegative()) {
+      lag = Duration.ZERO; // a device clock a little ahead (within the skew the ingest allows)
+    }
     lastLag = lag;
-    boolean lagNow = lag.compareTo(lagThreshold) > 0;
+    backlogSamples.addAndGet(fromBacklog);
+    boolean lagNow = backlog || lag.compareTo(lagThreshold) > 0;
     long[] seq = {-1};
     try {
       Pass.Outcome o =
           composition.run(now, batch, lagNow, (t, r) -> seq[0] = log(t, observations, r));
-      PlaneOutput planeOut = Pass.merge(o.plane(), lagChange(lagNow, lag, now));
+      PlaneOutput planeOut = Pass.merge(o.plane(), lagChange(lagNow, backlog, lag, now));
       logEvents(planeOut);
       outputs.passed(now, o.result(), planeOut, batch.size());
     } catch (RuntimeException e) {
@@ -554,23 +611,31 @@ public final class EngineLoop {
     }
   }
 
-  private PlaneOutput lagChange(boolean lagNow, Duration lag, Instant now) {
+  private PlaneOutput lagChange(boolean lagNow, boolean backlog, Duration lag, Instant now) {
     if (lagNow == lagging) {
       return PlaneOutput.NONE;
     }
     lagging = lagNow;
+    String why =
+        backlog
+            ? "draining the broker's backlog (queued while the gateway was away; oldest sample "
+                + lag.toMillis()
+                + " ms old)"
+            : "oldest waiting sample is "
+                + lag.toMillis()
+                + " ms old (threshold "
+                + lagThreshold.toMillis()
+                + " ms)";
     return new PlaneOutput(
         List.of(
             new ControlEvent(
                 lagNow ? "ingest-lagging" : "ingest-caught-up",
                 "ingest",
                 lagNow
-                    ? "oldest waiting sample is "
-                        + lag.toMillis()
-                        + " ms old (threshold "
+                    ? why + ": warmup deadlines and staleness pause, no rule leaves warmup"
+                    : "caught up: the backlog is drained and ingest lag is under "
                         + lagThreshold.toMillis()
-                        + " ms): warmup deadlines and staleness pause"
-                    : "ingest lag back under " + lagThreshold.toMillis() + " ms",
+                        + " ms",
                 now)),
         List.of(new SelfPoint("ingest.lagging", Value.of(lagNow), now)));
   }

@@ -12,6 +12,7 @@ import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.RestartState;
 import io.sentinel.engine.StartMode;
 import io.sentinel.mqtt.IngestDecoder;
+import io.sentinel.mqtt.LiveFacts;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.MqttDriver;
 import io.sentinel.mqtt.Topics;
@@ -359,7 +360,15 @@ public class Gateway {
         () -> Payloads.status("online", Optional.of(activeRevision()), started),
         Payloads.status("offline", Optional.empty(), started),
         filters,
-        new MqttIngest(topics, decoder, () -> loop, () -> rulesetTopic, () -> mqtt, metrics, clock),
+        new MqttIngest(
+            topics,
+            decoder,
+            new LiveFacts(site.ruleSet().registry(), config.ingest().maxFutureSkew()),
+            () -> loop,
+            () -> rulesetTopic,
+            () -> mqtt,
+            metrics,
+            clock),
         new MqttConnection.Listener() {
           @Override
           public void connected() {
@@ -371,7 +380,16 @@ public class Gateway {
           public void disconnected(String cause) {
             readinessChanged();
           }
-        });
+
+          @Override
+          public void draining(boolean draining) {
+            EngineLoop l = loop;
+            if (l != null) {
+              l.draining(draining);
+            }
+          }
+        },
+        topics.root() + "ingest/marker/" + coreClientId(topics.site()).replaceAll("[+#/]", "_"));
   }
 
   /** Every GPIO output in its safe state before the engine's first pass (docs/gpio.md). */

@@ -42,6 +42,7 @@ public enum SiteCodes implements Code {
   REG_021,
   REG_022,
   REG_023,
+  REG_120,
   SITE_001,
   SITE_002;
 }

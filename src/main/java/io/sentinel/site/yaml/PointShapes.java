@@ -50,6 +50,19 @@ public final class PointShapes {
               new Shape.Flag("true: the point is true when the pin reads low.")),
           "pin");
 
+  /** Where a third-party payload carries its device's timestamp (docs/live.md). */
+  public static final Keys SOURCE_TIMESTAMP =
+      required(
+          keys(
+              "Where the payload carries the device's own timestamp.",
+              "json_path",
+              text("Where the timestamp is: $.a.b or $.a[0] (Zigbee2MQTT: $.last_seen)."),
+              "format",
+              choice(
+                  "iso8601 (with an offset, the default), epoch_s or epoch_ms.",
+                  List.of("iso8601", "epoch_s", "epoch_ms"))),
+          "json_path");
+
   public static final Keys SOURCE_MQTT =
       required(
           keys(
@@ -57,7 +70,9 @@ public final class PointShapes {
               "topic",
               text("One exact topic (no wildcards)."),
               "json_path",
-              text("Where the value is in the payload: $, $.a.b or $.a[0] (default $).")),
+              text("Where the value is in the payload: $, $.a.b or $.a[0] (default $)."),
+              "timestamp",
+              PointShapes.SOURCE_TIMESTAMP),
           "topic");
 
   public static final Keys SOURCE =
