@@ -410,7 +410,11 @@ public final class Engine {
       if (indexes[k] < 0) {
         throw new IllegalArgumentException("unknown point " + s.pointId());
       }
+      boolean wasLive = points.liveSinceStart(indexes[k]);
       caused[k] = points.applyOrNull(indexes[k], s.value(), s.quality(), s.at());
+      if (caused[k] == null && !wasLive && points.liveSinceStart(indexes[k])) {
+        triggers.touchWarmingUp(indexes[k]);
+      }
     }
     // The watchdog and derived points settle before any rule sees the step.
     List<Transition> settled = derived.step(t, samples, indexes, caused);

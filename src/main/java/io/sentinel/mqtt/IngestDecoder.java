@@ -183,7 +183,8 @@ public final class IngestDecoder {
   /**
    * The device's timestamp where the topic's mapping names one (docs/live.md): the first mapped
    * point's that has one (points on one topic share a payload, so they name the same field). A
-   * mapping that names one the payload lacks or garbles costs the message its samples (bad-timestamp).
+   * mapping that names one the payload lacks or garbles costs the message its samples
+   * (bad-timestamp).
    */
   private static Decoded thirdPartyTime(
       String topic,

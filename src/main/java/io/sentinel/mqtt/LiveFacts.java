@@ -59,6 +59,26 @@ public final class LiveFacts {
     return new IngestDecoder.Decoded(samples, decoded.rejections(), deviceTime);
   }
 
+  /**
+   * The device time from which a taken message's wait upstream is measured (docs/live.md, "Lag
+   * where the backlog is"): its device timestamp, when every sample entered live and each point has
+   * a {@code stale_after}. A point's {@code stale_after} bounds how old a live reading may be, so a
+   * device whose clock is far off turns its point stale (visible) instead of holding the gateway in
+   * lag; a point without one says nothing of how long a reading may wait.
+   */
+  public Optional<Instant> waitingSince(IngestDecoder.Decoded taken) {
+    if (taken.deviceTime().isEmpty() || taken.samples().isEmpty()) {
+      return Optional.empty();
+    }
+    for (Sample s : taken.samples()) {
+      if (s.quality() != Quality.LIVE
+          || registry.find(s.pointId()).flatMap(PointSpec::staleAfter).isEmpty()) {
+        return Optional.empty();
+      }
+    }
+    return taken.deviceTime();
+  }
+
   private Quality quality(
       Sample s, MqttConnection.Delivery delivery, Optional<Instant> deviceTime, Instant at) {
     if (s.quality() != Quality.LIVE) {

@@ -10,7 +10,6 @@ import io.sentinel.engine.SelfPoint;
 import io.sentinel.pass.Pass;
 import io.sentinel.passlog.Observation;
 import io.sentinel.point.Sample;
-import io.sentinel.point.Value;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -45,7 +44,15 @@ public final class EngineLoop {
    * A sample on its way to a pass; {@code ack} (or null) releases the message that carried it;
    * {@code backlog}: delivered from the broker's queued backlog (docs/live.md).
    */
-  private record Inbound(Observation observation, Runnable ack, boolean backlog) {}
+  private record Inbound(Observation observation, Runnable ack, Arrival arrival) {}
+
+  /**
+   * How a message arrived (docs/live.md): from the broker's queued {@code backlog}; {@code
+   * waitingSince}, the device time from which its wait upstream is measured, when it says.
+   */
+  public record Arrival(boolean backlog, Optional<Instant> waitingSince) {
+    public static final Arrival NOW = new Arrival(false, Optional.empty());
+  }
 
   /** The acknowledgements of the messages a pass took, released once the pass is durable. */
   private record PendingAcks(long seq, List<Runnable> acks) {}
@@ -93,7 +100,7 @@ public final class EngineLoop {
   private final Pass composition;
 
   private final InstantSource clock;
-  private final Duration lagThreshold;
+  private final IngestLag lag;
   private final Outputs outputs;
   private final PassLog passLog;
   private final ConcurrentLinkedQueue<Inbound> inbox = new ConcurrentLinkedQueue<>();
@@ -105,10 +112,6 @@ public final class EngineLoop {
   private long timer = -1;
   private Instant timerDue;
   private long lastPassNanos = System.nanoTime() - CYCLE_NANOS;
-  private boolean lagging;
-  private volatile Duration lastLag = Duration.ZERO;
-  private volatile boolean draining;
-  private final AtomicLong backlogSamples = new AtomicLong();
   private volatile boolean stopped;
   private volatile Consumer<Throwable> fatal = e -> {};
 
@@ -124,7 +127,7 @@ public final class EngineLoop {
     this.context = vertx.getOrCreateContext();
     this.composition = new Pass(engine, plane);
     this.clock = clock;
-    this.lagThreshold = lagThreshold;
+    this.lag = new IngestLag(lagThreshold);
     this.outputs = outputs;
     this.passLog = passLog;
     passLog.onDurable(this::durableMoved);
@@ -199,7 +202,7 @@ public final class EngineLoop {
     if (stopped) {
       return; // no pass will take it (a stop, or the engine lost): the inbox must not grow
     }
-    inbox.add(new Inbound(observation(sample, source, deviceTime), null, false));
+    inbox.add(new Inbound(observation(sample, source, deviceTime), null, Arrival.NOW));
     wake();
   }
 
@@ -212,18 +215,19 @@ public final class EngineLoop {
    */
   public void offer(
       List<Sample> samples, String source, Optional<Instant> deviceTime, Runnable ack) {
-    offer(samples, source, deviceTime, false, ack);
+    offer(samples, source, deviceTime, Arrival.NOW, ack);
   }
 
   /**
-   * {@link #offer(List, String, Optional, Runnable)} for a message that came from the broker's
-   * queued backlog when {@code backlog}: a pass that takes it runs under ingest lag.
+   * {@link #offer(List, String, Optional, Runnable)} with how the message arrived: a pass that takes
+   * a sample from the backlog, or one that waited upstream over the lag threshold, runs under ingest
+   * lag.
    */
   public void offer(
       List<Sample> samples,
       String source,
       Optional<Instant> deviceTime,
-      boolean backlog,
+      Arrival arrival,
       Runnable ack) {
     if (stopped) {
       return; // not acknowledged: the broker delivers it again to the next session
@@ -238,7 +242,7 @@ public final class EngineLoop {
           new Inbound(
               observation(samples.get(i), source, deviceTime),
               i == samples.size() - 1 ? ack : null,
-              backlog));
+              arrival));
     }
     wake();
   }
@@ -249,7 +253,7 @@ public final class EngineLoop {
    * and ingest-caught-up events bracket the drain even when nothing else arrives.
    */
   public void draining(boolean now) {
-    draining = now;
+    lag.draining(now);
     if (!stopped) {
       context.runOnContext(v -> pass());
     }
@@ -257,12 +261,12 @@ public final class EngineLoop {
 
   /** Whether the broker's backlog is being drained now. */
   public boolean drainingBacklog() {
-    return draining;
+    return lag.draining();
   }
 
   /** Samples taken from the broker's backlog since this loop started. */
   public long backlogSamples() {
-    return backlogSamples.get();
+    return lag.backlogSamples();
   }
 
   /** Messages taken (or waiting to be) whose acknowledgement waits for the log's durable mark. */
@@ -308,7 +312,7 @@ public final class EngineLoop {
 
   /** The age of the oldest sample the last pass took. */
   public Duration ingestLag() {
-    return lastLag;
+    return lag.last();
   }
 
   /** Runs {@code work} on the engine's context and hands what the plane reported to the outputs. */
@@ -479,29 +483,15 @@ public final class EngineLoop {
     List<Sample> batch = new ArrayList<>();
     List<Observation> observations = new ArrayList<>();
     List<Runnable> acks = new ArrayList<>();
-    Instant oldest = null;
-    boolean backlog = draining;
-    long fromBacklog = 0;
+    lag.begin();
     Instant engineClock = composition.engine().clock();
     for (Inbound in; (in = inbox.poll()) != null; ) {
       Observation o = in.observation();
       if (in.ack() != null) {
         acks.add(in.ack());
       }
-      if (in.backlog()) {
-        backlog = true;
-        fromBacklog++;
-      }
+      lag.took(o, in.arrival());
       Instant received = o.receivedAt();
-      if (oldest == null || received.isBefore(oldest)) {
-        oldest = received;
-      }
-      // Lag where the backlog is: a live sample's device time says how long it waited upstream.
-      if (o.observedAt().isPresent()
-          && o.quality() == io.sentinel.point.Quality.LIVE
-          && o.observedAt().get().isBefore(oldest)) {
-        oldest = o.observedAt().get();
-      }
       // A sample stamped before the previous pass ran is taken at that pass's instant; the log
       // keeps the instant the engine took it at, which is what a replay feeds it by.
       Instant at =
@@ -514,18 +504,12 @@ public final class EngineLoop {
       observations.add(taken);
       batch.add(taken.toSample());
     }
-    Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, now);
-    if (lag.isNegative()) {
-      lag = Duration.ZERO; // a device clock a little ahead (within the skew the ingest allows)
-    }
-    lastLag = lag;
-    backlogSamples.addAndGet(fromBacklog);
-    boolean lagNow = backlog || lag.compareTo(lagThreshold) > 0;
+    boolean lagNow = lag.end(now);
     long[] seq = {-1};
     try {
       Pass.Outcome o =
           composition.run(now, batch, lagNow, (t, r) -> seq[0] = log(t, observations, r));
-      PlaneOutput planeOut = Pass.merge(o.plane(), lagChange(lagNow, backlog, lag, now));
+      PlaneOutput planeOut = Pass.merge(o.plane(), lag.change(lagNow, now));
       logEvents(planeOut);
       outputs.passed(now, o.result(), planeOut, batch.size());
     } catch (RuntimeException e) {
@@ -609,35 +593,6 @@ public final class EngineLoop {
     } catch (RuntimeException e) {
       LOG.errorf(e, "SEN-026 %d events not handed to the log", out.events().size());
     }
-  }
-
-  private PlaneOutput lagChange(boolean lagNow, boolean backlog, Duration lag, Instant now) {
-    if (lagNow == lagging) {
-      return PlaneOutput.NONE;
-    }
-    lagging = lagNow;
-    String why =
-        backlog
-            ? "draining the broker's backlog (queued while the gateway was away; oldest sample "
-                + lag.toMillis()
-                + " ms old)"
-            : "oldest waiting sample is "
-                + lag.toMillis()
-                + " ms old (threshold "
-                + lagThreshold.toMillis()
-                + " ms)";
-    return new PlaneOutput(
-        List.of(
-            new ControlEvent(
-                lagNow ? "ingest-lagging" : "ingest-caught-up",
-                "ingest",
-                lagNow
-                    ? why + ": warmup deadlines and staleness pause, no rule leaves warmup"
-                    : "caught up: the backlog is drained and ingest lag is under "
-                        + lagThreshold.toMillis()
-                        + " ms",
-                now)),
-        List.of(new SelfPoint("ingest.lagging", Value.of(lagNow), now)));
   }
 
   private void rearm() {

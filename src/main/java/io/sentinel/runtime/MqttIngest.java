@@ -80,9 +80,15 @@ final class MqttIngest implements MqttConnection.Inbound {
       acknowledge.run();
       return;
     }
-    IngestDecoder.Decoded decoded = facts.apply(topic, decoder.decode(topic, payload, at), delivery, at);
+    IngestDecoder.Decoded decoded =
+        facts.apply(topic, decoder.decode(topic, payload, at), delivery, at);
     String source = "mqtt:" + topic;
-    l.offer(decoded.samples(), source, decoded.deviceTime(), delivery.backlog(), acknowledge);
+    l.offer(
+        decoded.samples(),
+        source,
+        decoded.deviceTime(),
+        new EngineLoop.Arrival(delivery.backlog(), facts.waitingSince(decoded)),
+        acknowledge);
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());

@@ -52,7 +52,8 @@ class LiveIngestEmbeddedGatewayTest {
     device.publish(topic, "36");
     await()
         .atMost(WAIT)
-        .until(() -> fanCommands().stream().anyMatch(c -> Boolean.TRUE.equals(c.getValue("value"))));
+        .until(
+            () -> fanCommands().stream().anyMatch(c -> Boolean.TRUE.equals(c.getValue("value"))));
     assertThat(rule("cellar-fan").getString("state")).isEqualTo("active");
   }
 
