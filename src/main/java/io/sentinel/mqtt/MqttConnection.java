@@ -173,87 +173,19 @@ public final class MqttConnection {
     this.offlineStatus = offlineStatus;
     this.filters = List.copyOf(filters);
     this.listener = listener;
-    if (settings.mqttVersion() == 5) {
-      this.client = null;
-      this.client5 = build5(inbound);
-      return;
-    }
-    this.client5 = null;
-    Mqtt3ClientBuilder builder =
-        builder(settings.url(), settings.clientId(), settings.caFile())
-            .automaticReconnect()
-            .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
-            .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
-            .applyAutomaticReconnect()
-            .willPublish()
-            .topic(statusTopic)
-            .payload(offlineStatus)
-            .qos(MqttQos.AT_LEAST_ONCE)
-            .retain(true)
-            .applyWillPublish()
-            .addConnectedListener(ctx -> onConnected())
-            .addDisconnectedListener(
-                ctx -> {
-                  // A broker that lost the session (restarted without persistence) gets the
-                  // subscriptions again; unacknowledged publishes fail and the command plane
-                  // re-sends them itself, with their ids, in order.
-                  ctx.getReconnector()
-                      .resubscribeIfSessionExpired(true)
-                      .republishIfSessionExpired(false);
-                  onDisconnected(ctx.getCause());
-                });
-    this.client = builder.buildAsync();
-    // Registered before connecting: what the broker kept for the session arrives right after
-    // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
-    // message is acknowledged to the broker only when the consumer says so (the gateway: once its
-    // pass is durable in the journal), so a crash before that has the broker deliver it again.
-    client.publishes(
-        MqttGlobalPublishFilter.ALL,
-        (Mqtt3Publish p) ->
-            receive(
-                inbound,
-                p.getTopic().toString(),
-                p.getPayloadAsBytes(),
-                p.isRetain(),
-                p::acknowledge),
-        true);
-  }
-
-  /** The same session over MQTT 5, with the Receive Maximum the settings give. */
-  private Mqtt5AsyncClient build5(Inbound inbound) {
-    Mqtt5ClientBuilder b =
-        MqttClients.builder5(settings.url(), settings.clientId(), settings.caFile());
-    Mqtt5AsyncClient c =
-        b.automaticReconnect()
-            .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
-            .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
-            .applyAutomaticReconnect()
-            .willPublish()
-            .topic(statusTopic)
-            .payload(offlineStatus)
-            .qos(MqttQos.AT_LEAST_ONCE)
-            .retain(true)
-            .applyWillPublish()
-            .addConnectedListener(ctx -> onConnected())
-            .addDisconnectedListener(
-                ctx -> {
-                  ctx.getReconnector()
-                      .resubscribeIfSessionExpired(true)
-                      .republishIfSessionExpired(false);
-                  onDisconnected(ctx.getCause());
-                })
-            .buildAsync();
-    c.publishes(
-        MqttGlobalPublishFilter.ALL,
-        p ->
-            receive(
-                inbound,
-                p.getTopic().toString(),
-                p.getPayloadAsBytes(),
-                p.isRetain(),
-                p::acknowledge),
-        true);
-    return c;
+    MqttClients.Hooks hooks =
+        new MqttClients.Hooks(
+            this::onConnected,
+            this::onDisconnected,
+            (topic, payload, retain, ack) -> receive(inbound, topic, payload, retain, ack));
+    this.client5 =
+        settings.mqttVersion() == 5
+            ? MqttClients.session5(settings, statusTopic, offlineStatus, hooks)
+            : null;
+    this.client =
+        settings.mqttVersion() == 5
+            ? null
+            : MqttClients.session3(settings, statusTopic, offlineStatus, hooks);
   }
 
   /**
@@ -392,39 +324,45 @@ public final class MqttConnection {
     }
   }
 
-  private void onConnected() {
-    if (client5 != null && subscribed.compareAndSet(false, true)) {
+  /** Subscribes to {@code topics} at QoS 1; a failure is logged. */
+  private CompletableFuture<?> subscribe(Collection<String> topics) {
+    CompletableFuture<?> sent;
+    if (client5 != null) {
       List<Mqtt5Subscription> subs = new ArrayList<>();
-      filters.forEach(
+      topics.forEach(
           f ->
               subs.add(
                   Mqtt5Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
-      sendMarker(
-          client5
-              .subscribe(Mqtt5Subscribe.builder().addSubscriptions(subs).build())
-              .whenComplete(
-                  (ack, error) -> {
-                    if (error != null) {
-                      LOG.errorf(
-                          "SEN-012 subscribing to %s failed: %s", filters, error.getMessage());
-                    }
-                  }));
-    } else if (subscribed.compareAndSet(false, true)) {
+      sent = client5.subscribe(Mqtt5Subscribe.builder().addSubscriptions(subs).build());
+    } else {
       List<Mqtt3Subscription> subs = new ArrayList<>();
-      filters.forEach(
+      topics.forEach(
           f ->
               subs.add(
                   Mqtt3Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
-      sendMarker(
-          client
-              .subscribe(Mqtt3Subscribe.builder().addSubscriptions(subs).build())
-              .whenComplete(
-                  (ack, error) -> {
-                    if (error != null) {
-                      LOG.errorf(
-                          "SEN-009 subscribing to %s failed: %s", filters, error.getMessage());
-                    }
-                  }));
+      sent = client.subscribe(Mqtt3Subscribe.builder().addSubscriptions(subs).build());
+    }
+    return sent.whenComplete(
+        (ack, error) -> {
+          if (error != null && client5 != null) {
+            LOG.errorf("SEN-012 subscribing to %s failed: %s", topics, error.getMessage());
+          } else if (error != null) {
+            LOG.errorf("SEN-009 subscribing to %s failed: %s", topics, error.getMessage());
+          }
+        });
+  }
+
+  /**
+   * The subscriptions, once, on the first connect (the persistent session keeps them), then the
+   * backlog marker behind them. A broker that lost the session gets them again from the client
+   * (resubscribeIfSessionExpired); the marker waits behind a subscription of its own topic then, so
+   * that it follows the retained messages the resubscription brings.
+   */
+  private void onConnected(boolean sessionPresent) {
+    if (subscribed.compareAndSet(false, true)) {
+      sendMarker(subscribe(filters));
+    } else if (!sessionPresent && marker != null) {
+      sendMarker(subscribe(List.of(marker.topic())));
     } else {
       sendMarker(CompletableFuture.completedFuture(null));
     }

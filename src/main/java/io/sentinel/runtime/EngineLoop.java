@@ -219,9 +219,9 @@ public final class EngineLoop {
   }
 
   /**
-   * {@link #offer(List, String, Optional, Runnable)} with how the message arrived: a pass that takes
-   * a sample from the backlog, or one that waited upstream over the lag threshold, runs under ingest
-   * lag.
+   * {@link #offer(List, String, Optional, Runnable)} with how the message arrived: a pass that
+   * takes a sample from the backlog, or one that waited upstream over the lag threshold, runs under
+   * ingest lag.
    */
   public void offer(
       List<Sample> samples,

@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Whether ingest lags, measured where the backlog is (docs/live.md): the drain of the broker's
  * queued backlog after a connect (until the backlog marker returns), a sample from that backlog, or
  * the age of the oldest sample a pass takes, by receipt or by the device time its arrival says it
- * waited upstream since ({@link io.sentinel.mqtt.LiveFacts#waitingSince}), over the threshold. One pass at a time, on the
- * engine's context: {@link #begin}, {@link #took} for each sample, {@link #end}.
+ * waited upstream since ({@link io.sentinel.mqtt.LiveFacts#waitingSince}), over the threshold. One
+ * pass at a time, on the engine's context: {@link #begin}, {@link #took} for each sample, {@link
+ * #end}.
  */
 final class IngestLag {
   private final Duration threshold;

@@ -151,18 +151,27 @@ class LiveFactsTest {
   @Test
   void waitingSince_isTheDeviceTime_ofLiveSamplesOfPointsWithAStaleAfter() {
     var plug =
-        take("tele/plug/SENSOR", "{\"ENERGY\": {\"Power\": 12}, \"Epoch\": "
-            + (AT.getEpochSecond() - 20) + "}", false);
+        take(
+            "tele/plug/SENSOR",
+            "{\"ENERGY\": {\"Power\": 12}, \"Epoch\": " + (AT.getEpochSecond() - 20) + "}",
+            false);
     assertThat(facts.waitingSince(plug)).contains(AT.minusSeconds(20));
-    var own = take(TOPICS.point("boiler.flow"), "{\"value\": 1, \"ts\": \"" + AT.minusSeconds(10)
-        + "\"}", false);
+    var own =
+        take(
+            TOPICS.point("boiler.flow"),
+            "{\"value\": 1, \"ts\": \"" + AT.minusSeconds(10) + "\"}",
+            false);
     assertThat(facts.waitingSince(own)).contains(AT.minusSeconds(10));
     // Stale on arrival: the reading is old, the queue need not be long.
-    var old = take(TOPICS.point("boiler.flow"), "{\"value\": 1, \"ts\": \"" + AT.minusSeconds(90)
-        + "\"}", false);
+    var old =
+        take(
+            TOPICS.point("boiler.flow"),
+            "{\"value\": 1, \"ts\": \"" + AT.minusSeconds(90) + "\"}",
+            false);
     assertThat(facts.waitingSince(old)).isEmpty();
     // No stale_after: nothing says how long its readings may wait.
-    var meter = take("meter/ms", "{\"v\": 3, \"t\": " + AT.minusSeconds(3600).toEpochMilli() + "}", false);
+    var meter =
+        take("meter/ms", "{\"v\": 3, \"t\": " + AT.minusSeconds(3600).toEpochMilli() + "}", false);
     assertThat(facts.waitingSince(meter)).isEmpty();
   }
 
