@@ -62,6 +62,12 @@ final class BacklogMarker {
     return nonce.getBytes(StandardCharsets.UTF_8);
   }
 
+  /** A connect to a session the broker did not keep: nothing was queued, there is no drain. */
+  void nothingQueued() {
+    expected = null;
+    setDraining(false);
+  }
+
   /** The connection is lost: the next connect drains again. */
   void lost() {
     expected = null;

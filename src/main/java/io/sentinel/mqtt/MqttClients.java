@@ -4,12 +4,12 @@ import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
 import com.hivemq.client.mqtt.mqtt3.lifecycle.Mqtt3ClientConnectedContext;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
-import com.hivemq.client.mqtt.mqtt5.lifecycle.Mqtt5ClientConnectedContext;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5ClientBuilder;
+import com.hivemq.client.mqtt.mqtt5.lifecycle.Mqtt5ClientConnectedContext;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,8 +32,7 @@ final class MqttClients {
   }
 
   /** What a session's client reports: each connect (session present?), each loss, each message. */
-  record Hooks(
-      Consumer<Boolean> connected, Consumer<Throwable> disconnected, Received received) {}
+  record Hooks(Consumer<Boolean> connected, Consumer<Throwable> disconnected, Received received) {}
 
   /**
    * The gateway's session over MQTT 3.1.1 ({@link MqttConnection}): automatic reconnection with

@@ -1,14 +1,11 @@
 package io.sentinel.mqtt;
 
-import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
-import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscribe;
 import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscription;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
-import com.hivemq.client.mqtt.mqtt5.Mqtt5ClientBuilder;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscribe;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscription;
 import java.net.URI;
@@ -317,13 +314,6 @@ public final class MqttConnection {
     inbound.message(topic, payload, new Delivery(retain, marker.draining()), acknowledge);
   }
 
-  /** After the subscription (or at once on a session that has it): the backlog's end marker. */
-  private void sendMarker(CompletableFuture<?> subscribed) {
-    if (marker != null) {
-      subscribed.thenRun(() -> send(marker.topic(), marker.connected(), false));
-    }
-  }
-
   /** Subscribes to {@code topics} at QoS 1; a failure is logged. */
   private CompletableFuture<?> subscribe(Collection<String> topics) {
     CompletableFuture<?> sent;
@@ -353,18 +343,22 @@ public final class MqttConnection {
   }
 
   /**
-   * The subscriptions, once, on the first connect (the persistent session keeps them), then the
-   * backlog marker behind them. A broker that lost the session gets them again from the client
-   * (resubscribeIfSessionExpired); the marker waits behind a subscription of its own topic then, so
-   * that it follows the retained messages the resubscription brings.
+   * The subscriptions, once, on the first connect (the persistent session keeps them; a broker that
+   * lost it gets them again from the client, resubscribeIfSessionExpired). A session the broker
+   * kept has a queued backlog: the marker goes behind it (and behind the retained messages of the
+   * first subscription, sent before it). A session the broker did not keep has no queue to drain (docs/live.md).
    */
   private void onConnected(boolean sessionPresent) {
     if (subscribed.compareAndSet(false, true)) {
-      sendMarker(subscribe(filters));
-    } else if (!sessionPresent && marker != null) {
-      sendMarker(subscribe(List.of(marker.topic())));
-    } else {
-      sendMarker(CompletableFuture.completedFuture(null));
+      subscribe(filters);
+    }
+    if (marker != null && sessionPresent) {
+      // Not after the SUBACK: the session already has the marker's subscription, and a broker
+      // handles a client's packets in order, so the marker follows the subscription's retained
+      // messages anyway, and the window in which a fresh message counts as backlog stays short.
+      send(marker.topic(), marker.connected(), false);
+    } else if (marker != null) {
+      marker.nothingQueued();
     }
     List<Pending> queued;
     synchronized (lock) {
