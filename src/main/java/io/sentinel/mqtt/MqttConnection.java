@@ -346,7 +346,8 @@ public final class MqttConnection {
    * The subscriptions, once, on the first connect (the persistent session keeps them; a broker that
    * lost it gets them again from the client, resubscribeIfSessionExpired). A session the broker
    * kept has a queued backlog: the marker goes behind it (and behind the retained messages of the
-   * first subscription, sent before it). A session the broker did not keep has no queue to drain (docs/live.md).
+   * first subscription, sent before it). A session the broker did not keep has no queue to drain
+   * (docs/live.md).
    */
   private void onConnected(boolean sessionPresent) {
     if (subscribed.compareAndSet(false, true)) {
