@@ -107,6 +107,14 @@ public interface SentinelConfig {
     /** Ingest lag above this is reported to the engine (ingest-lagging). */
     @WithDefault("2s")
     Duration lagThreshold();
+
+    /**
+     * A device timestamp further ahead of the gateway's clock than this is rejected
+     * (future-timestamp, counted); one older than the point's stale_after enters stale
+     * (docs/live.md).
+     */
+    @WithDefault("1m")
+    Duration maxFutureSkew();
   }
 
   /** The engine's flap limits (docs/engine.md); the defaults are EngineLimits.DEFAULT. */

@@ -313,8 +313,9 @@ public final class Engine {
    * Processes everything up to {@code now}: the samples (each at its own instant, which must not
    * lie before the engine's clock or after {@code now}) and the timers due.
    *
-   * @param ingestLagging whether the runtime reports ingest lag over this pass; warmup deadlines do
-   *     not run down while it does
+   * @param ingestLagging whether the runtime reports ingest lag over this pass (a backlog drained);
+   *     while it does, warmup deadlines do not run down, no rule leaves warmup, and a live sample
+   *     does not count as its point's having been live since start (docs/live.md)
    */
   public PassResult pass(Instant now, List<Sample> samples, boolean ingestLagging) {
     if (now.isBefore(clock)) {
@@ -324,6 +325,7 @@ public final class Engine {
       policy.rescheduleDeadlines(rules, clock);
       derived.lagEnded(clock);
     }
+    points.countLiveSinceStart(!ingestLagging);
     List<Sample> ordered = new ArrayList<>(samples);
     ordered.sort(Comparator.comparing(Sample::at));
     if (!ordered.isEmpty() && ordered.get(0).at().isBefore(clock)) {
@@ -408,7 +410,11 @@ public final class Engine {
       if (indexes[k] < 0) {
         throw new IllegalArgumentException("unknown point " + s.pointId());
       }
+      boolean wasLive = points.liveSinceStart(indexes[k]);
       caused[k] = points.applyOrNull(indexes[k], s.value(), s.quality(), s.at());
+      if (caused[k] == null && !wasLive && points.liveSinceStart(indexes[k])) {
+        triggers.touchWarmingUp(indexes[k]);
+      }
     }
     // The watchdog and derived points settle before any rule sees the step.
     List<Transition> settled = derived.step(t, samples, indexes, caused);

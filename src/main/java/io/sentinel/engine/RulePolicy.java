@@ -160,6 +160,11 @@ final class RulePolicy {
 
   private boolean leaveWarmup(RuleRuntime r, Instant t, boolean fromTimer) {
     String how;
+    if (lagTime.lagging()) {
+      // What a drain decides (docs/live.md): no rule leaves warmup on samples from a backlog; its
+      // deadline is paused meanwhile and is scheduled again when the lag ends.
+      return false;
+    }
     if (r.rule.isFailSafe() && !r.allInputsLiveSinceStart()) {
       // A fail-safe interlock lets go of its protective value only on genuinely live inputs, never
       // on the first good reading nor on a deadline.

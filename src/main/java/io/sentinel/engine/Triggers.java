@@ -88,6 +88,19 @@ final class Triggers {
     touchedFlags[rule] |= flags;
   }
 
+  /**
+   * Point {@code p} has just become live since start without a transition (a fresh sample that
+   * repeats the value a drained backlog left, docs/live.md): the rules in warmup that read it look
+   * at their warmup again.
+   */
+  void touchWarmingUp(int p) {
+    for (int rule : dependentRules[p]) {
+      if (rules[rule].state == RuleState.WARMUP) {
+        touch(rule, QUALITY);
+      }
+    }
+  }
+
   /** Marks the rules that a transition of point {@code p} triggers or whose input quality moved. */
   void touchDependents(int p, Transition tr) {
     int[] deps = dependentRules[p];

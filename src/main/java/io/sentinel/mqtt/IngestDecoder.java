@@ -47,8 +47,10 @@ public final class IngestDecoder {
   private final int maxPayloadBytes;
   private final Map<String, List<Mapped>> thirdParty = new LinkedHashMap<>();
 
-  /** A point fed from a third-party topic. */
-  private record Mapped(PointSpec spec, JsonPath path) {}
+  /** A point fed from a third-party topic; {@code time}: where its device's timestamp is. */
+  private record Mapped(PointSpec spec, JsonPath path, Optional<DeviceTime> time) {}
+
+  private record DeviceTime(JsonPath path, PointSource.TimeFormat format) {}
 
   /** A payload, or one point's part of it, that was not taken. */
   public record Rejection(
@@ -115,9 +117,24 @@ public final class IngestDecoder {
             new SourceProblem(
                 spec, "source.mqtt json_path '" + m.jsonPath() + "': " + parsed.problem()));
       } else {
+        Optional<DeviceTime> time = Optional.empty();
+        if (m.timestamp().isPresent()) {
+          JsonPath.Parsed tp = JsonPath.parse(m.timestamp().get().jsonPath());
+          if (tp.path().isEmpty()) {
+            problems.add(
+                new SourceProblem(
+                    spec,
+                    "source.mqtt timestamp json_path '"
+                        + m.timestamp().get().jsonPath()
+                        + "': "
+                        + tp.problem()));
+            continue;
+          }
+          time = Optional.of(new DeviceTime(tp.path().get(), m.timestamp().get().format()));
+        }
         d.thirdParty
             .computeIfAbsent(m.topic(), k -> new ArrayList<>())
-            .add(new Mapped(spec, parsed.path().get()));
+            .add(new Mapped(spec, parsed.path().get(), time));
       }
     }
     return d;
@@ -187,7 +204,44 @@ public final class IngestDecoder {
         samples.add(new Sample(m.spec().id(), typed.value, Quality.LIVE, receivedAt));
       }
     }
-    return new Decoded(samples, rejections);
+    return thirdPartyTime(topic, mapped, document, samples, rejections);
+  }
+
+  /**
+   * The device's timestamp where the topic's mapping names one (docs/live.md): the first mapped
+   * point's that has one (points on one topic share a payload, so they name the same field). A
+   * mapping that names one the payload lacks or garbles costs the message its samples
+   * (bad-timestamp).
+   */
+  private static Decoded thirdPartyTime(
+      String topic,
+      List<Mapped> mapped,
+      Object document,
+      List<Sample> samples,
+      List<Rejection> rejections) {
+    Optional<Mapped> timed = mapped.stream().filter(m -> m.time().isPresent()).findFirst();
+    if (timed.isEmpty() || samples.isEmpty()) {
+      return new Decoded(samples, rejections);
+    }
+    DeviceTime t = timed.get().time().get();
+    Optional<Object> raw = t.path().select(document);
+    DeviceClock.Read read =
+        raw.isEmpty()
+            ? new DeviceClock.Read(null, "no timestamp at " + t.path())
+            : DeviceClock.read(raw.get(), t.format());
+    if (read.instant() != null) {
+      return new Decoded(samples, rejections, Optional.of(read.instant()));
+    }
+    List<Rejection> all = new ArrayList<>(rejections);
+    for (Sample s : samples) {
+      all.add(
+          new Rejection(
+              RejectReason.BAD_TIMESTAMP,
+              topic,
+              Optional.of(s.pointId()),
+              "timestamp at " + t.path() + " (" + t.format().wireName() + "): " + read.problem()));
+    }
+    return new Decoded(List.of(), all);
   }
 
   private Decoded decodeOwn(String topic, String pointId, Object document, Instant at) {

@@ -1,19 +1,14 @@
 package io.sentinel.mqtt;
 
-import com.hivemq.client.mqtt.MqttClient;
-import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
-import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscribe;
 import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscription;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
-import com.hivemq.client.mqtt.mqtt5.Mqtt5ClientBuilder;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscribe;
 import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscription;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -79,6 +74,21 @@ public final class MqttConnection {
   @FunctionalInterface
   public interface Inbound {
     void message(String topic, byte[] payload, Runnable acknowledge);
+
+    /** {@link #message(String, byte[], Runnable)} with how the message was delivered. */
+    default void message(String topic, byte[] payload, Delivery delivery, Runnable acknowledge) {
+      message(topic, payload, acknowledge);
+    }
+  }
+
+  /**
+   * How a message reached the gateway (docs/live.md): {@code retained}, the broker's RETAIN flag
+   * (the last value kept for the topic, handed over at subscribe; Moquette never sets it); {@code
+   * backlog}, delivered before this connect's {@link BacklogMarker} came back (queued while the
+   * gateway was away, or retained).
+   */
+  public record Delivery(boolean retained, boolean backlog) {
+    public static final Delivery LIVE = new Delivery(false, false);
   }
 
   /** What the connection tells its owner; called on the client's own threads. */
@@ -86,6 +96,9 @@ public final class MqttConnection {
     void connected();
 
     void disconnected(String cause);
+
+    /** A backlog drain begins (a connect) or ends (its marker came back). */
+    default void draining(boolean draining) {}
   }
 
   private record Pending(String topic, byte[] payload) {}
@@ -108,6 +121,7 @@ public final class MqttConnection {
   private volatile boolean everConnected;
   private volatile boolean stopping;
   private volatile String lastFailure;
+  private final BacklogMarker marker;
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
@@ -125,144 +139,64 @@ public final class MqttConnection {
       Collection<String> filters,
       Inbound inbound,
       Listener listener) {
+    this(settings, statusTopic, onlineStatus, offlineStatus, filters, inbound, listener, null);
+  }
+
+  /**
+   * As above, with the backlog marker's topic (subscribed with the filters; docs/live.md): without
+   * one, nothing delivered is taken as backlog.
+   */
+  public MqttConnection(
+      Settings settings,
+      String statusTopic,
+      Supplier<byte[]> onlineStatus,
+      byte[] offlineStatus,
+      Collection<String> filters,
+      Inbound inbound,
+      Listener listener,
+      String markerTopic) {
+    this.marker =
+        markerTopic == null
+            ? null
+            : new BacklogMarker(markerTopic, settings.keepAlive(), listener::draining);
+    if (marker != null) {
+      List<String> all = new ArrayList<>(filters);
+      all.add(markerTopic);
+      filters = all;
+    }
     this.settings = settings;
     this.statusTopic = statusTopic;
     this.onlineStatus = onlineStatus;
     this.offlineStatus = offlineStatus;
     this.filters = List.copyOf(filters);
     this.listener = listener;
-    if (settings.mqttVersion() == 5) {
-      this.client = null;
-      this.client5 = build5(inbound);
-      return;
-    }
-    this.client5 = null;
-    Mqtt3ClientBuilder builder =
-        builder(settings.url(), settings.clientId(), settings.caFile())
-            .automaticReconnect()
-            .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
-            .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
-            .applyAutomaticReconnect()
-            .willPublish()
-            .topic(statusTopic)
-            .payload(offlineStatus)
-            .qos(MqttQos.AT_LEAST_ONCE)
-            .retain(true)
-            .applyWillPublish()
-            .addConnectedListener(ctx -> onConnected())
-            .addDisconnectedListener(
-                ctx -> {
-                  // A broker that lost the session (restarted without persistence) gets the
-                  // subscriptions again; unacknowledged publishes fail and the command plane
-                  // re-sends them itself, with their ids, in order.
-                  ctx.getReconnector()
-                      .resubscribeIfSessionExpired(true)
-                      .republishIfSessionExpired(false);
-                  onDisconnected(ctx.getCause());
-                });
-    this.client = builder.buildAsync();
-    // Registered before connecting: what the broker kept for the session arrives right after
-    // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
-    // message is acknowledged to the broker only when the consumer says so (the gateway: once its
-    // pass is durable in the journal), so a crash before that has the broker deliver it again.
-    client.publishes(
-        MqttGlobalPublishFilter.ALL,
-        (Mqtt3Publish p) ->
-            inbound.message(p.getTopic().toString(), p.getPayloadAsBytes(), p::acknowledge),
-        true);
-  }
-
-  /** The same session over MQTT 5, with the Receive Maximum the settings give. */
-  private Mqtt5AsyncClient build5(Inbound inbound) {
-    URI url = settings.url();
-    boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
-    Mqtt5ClientBuilder b =
-        MqttClient.builder()
-            .useMqttVersion5()
-            .identifier(settings.clientId())
-            .serverHost(url.getHost())
-            .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
-    if (tls && settings.caFile().isPresent()) {
-      b =
-          b.sslConfig()
-              .trustManagerFactory(BrokerTls.trusting(settings.caFile().get()))
-              .applySslConfig();
-    } else if (tls) {
-      b = b.sslWithDefaultConfig();
-    }
-    if (url.getUserInfo() != null) {
-      String[] user = url.getUserInfo().split(":", 2);
-      b =
-          b.simpleAuth()
-              .username(user[0])
-              .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
-              .applySimpleAuth();
-    }
-    Mqtt5AsyncClient c =
-        b.automaticReconnect()
-            .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
-            .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
-            .applyAutomaticReconnect()
-            .willPublish()
-            .topic(statusTopic)
-            .payload(offlineStatus)
-            .qos(MqttQos.AT_LEAST_ONCE)
-            .retain(true)
-            .applyWillPublish()
-            .addConnectedListener(ctx -> onConnected())
-            .addDisconnectedListener(
-                ctx -> {
-                  ctx.getReconnector()
-                      .resubscribeIfSessionExpired(true)
-                      .republishIfSessionExpired(false);
-                  onDisconnected(ctx.getCause());
-                })
-            .buildAsync();
-    c.publishes(
-        MqttGlobalPublishFilter.ALL,
-        p -> inbound.message(p.getTopic().toString(), p.getPayloadAsBytes(), p::acknowledge),
-        true);
-    return c;
+    MqttClients.Hooks hooks =
+        new MqttClients.Hooks(
+            this::onConnected,
+            this::onDisconnected,
+            (topic, payload, retain, ack) -> receive(inbound, topic, payload, retain, ack));
+    this.client5 =
+        settings.mqttVersion() == 5
+            ? MqttClients.session5(settings, statusTopic, offlineStatus, hooks)
+            : null;
+    this.client =
+        settings.mqttVersion() == 5
+            ? null
+            : MqttClients.session3(settings, statusTopic, offlineStatus, hooks);
   }
 
   /**
    * A client of the broker at {@code url}: {@code tcp://} (1883 by default), {@code ssl://} or
-   * {@code mqtts://} (TLS, 8883), credentials from {@code user:password@}. The gateway and {@code
-   * sentinel push} reach a broker the same way.
+   * {@code mqtts://} (TLS, 8883), credentials from {@code user:password@} ({@link MqttClients}).
    */
   public static Mqtt3ClientBuilder builder(URI url, String clientId) {
-    return builder(url, clientId, Optional.empty());
+    return MqttClients.builder3(url, clientId, Optional.empty());
   }
 
   /** {@link #builder(URI, String)}, TLS trusting the CA certificates of {@code caFile} (PEM). */
   public static Mqtt3ClientBuilder builder(
       URI url, String clientId, Optional<java.nio.file.Path> caFile) {
-    boolean tls = url.getScheme().equals("ssl") || url.getScheme().equals("mqtts");
-    Mqtt3ClientBuilder builder =
-        MqttClient.builder()
-            .useMqttVersion3()
-            .identifier(clientId)
-            .serverHost(url.getHost())
-            .serverPort(url.getPort() > 0 ? url.getPort() : tls ? 8883 : 1883);
-    if (tls && caFile.isPresent()) {
-      builder =
-          builder
-              .sslConfig()
-              .trustManagerFactory(BrokerTls.trusting(caFile.get()))
-              .applySslConfig();
-    } else if (tls) {
-      builder = builder.sslWithDefaultConfig();
-    }
-    if (url.getUserInfo() != null) {
-      String[] user = url.getUserInfo().split(":", 2);
-      builder =
-          builder
-              .simpleAuth()
-              .username(user[0])
-              .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
-              .applySimpleAuth();
-    }
-    return builder;
+    return MqttClients.builder3(url, clientId, caFile);
   }
 
   /** Connects in the background; failures are retried with backoff. */
@@ -362,35 +296,68 @@ public final class MqttConnection {
     return client.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
   }
 
-  private void onConnected() {
-    if (client5 != null && subscribed.compareAndSet(false, true)) {
+  /** A message: this connect's backlog marker ends the drain; anything else goes inbound. */
+  private void receive(
+      Inbound inbound, String topic, byte[] payload, boolean retain, Runnable acknowledge) {
+    if (marker == null) {
+      inbound.message(topic, payload, new Delivery(retain, false), acknowledge);
+      return;
+    }
+    marker.arrived();
+    if (topic.equals(marker.topic())) {
+      acknowledge.run();
+      marker.returned(payload);
+      return;
+    }
+    inbound.message(topic, payload, new Delivery(retain, marker.draining()), acknowledge);
+  }
+
+  /** Subscribes to {@code topics} at QoS 1; a failure is logged. */
+  private CompletableFuture<?> subscribe(Collection<String> topics) {
+    CompletableFuture<?> sent;
+    if (client5 != null) {
       List<Mqtt5Subscription> subs = new ArrayList<>();
-      filters.forEach(
+      topics.forEach(
           f ->
               subs.add(
                   Mqtt5Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
-      client5
-          .subscribe(Mqtt5Subscribe.builder().addSubscriptions(subs).build())
-          .whenComplete(
-              (ack, error) -> {
-                if (error != null) {
-                  LOG.errorf("SEN-012 subscribing to %s failed: %s", filters, error.getMessage());
-                }
-              });
-    } else if (subscribed.compareAndSet(false, true)) {
+      sent = client5.subscribe(Mqtt5Subscribe.builder().addSubscriptions(subs).build());
+    } else {
       List<Mqtt3Subscription> subs = new ArrayList<>();
-      filters.forEach(
+      topics.forEach(
           f ->
               subs.add(
                   Mqtt3Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
-      client
-          .subscribe(Mqtt3Subscribe.builder().addSubscriptions(subs).build())
-          .whenComplete(
-              (ack, error) -> {
-                if (error != null) {
-                  LOG.errorf("SEN-009 subscribing to %s failed: %s", filters, error.getMessage());
-                }
-              });
+      sent = client.subscribe(Mqtt3Subscribe.builder().addSubscriptions(subs).build());
+    }
+    return sent.whenComplete(
+        (ack, error) -> {
+          if (error != null && client5 != null) {
+            LOG.errorf("SEN-012 subscribing to %s failed: %s", topics, error.getMessage());
+          } else if (error != null) {
+            LOG.errorf("SEN-009 subscribing to %s failed: %s", topics, error.getMessage());
+          }
+        });
+  }
+
+  /**
+   * The subscriptions, once, on the first connect (the persistent session keeps them; a broker that
+   * lost it gets them again from the client, resubscribeIfSessionExpired). A session the broker
+   * kept has a queued backlog: the marker goes behind it (and behind the retained messages of the
+   * first subscription, sent before it). A session the broker did not keep has no queue to drain
+   * (docs/live.md).
+   */
+  private void onConnected(boolean sessionPresent) {
+    if (subscribed.compareAndSet(false, true)) {
+      subscribe(filters);
+    }
+    if (marker != null && sessionPresent) {
+      // Not after the SUBACK: the session already has the marker's subscription, and a broker
+      // handles a client's packets in order, so the marker follows the subscription's retained
+      // messages anyway, and the window in which a fresh message counts as backlog stays short.
+      send(marker.topic(), marker.connected(), false);
+    } else if (marker != null) {
+      marker.nothingQueued();
     }
     List<Pending> queued;
     synchronized (lock) {
@@ -424,6 +391,9 @@ public final class MqttConnection {
       lastFailure = BrokerTls.describe(cause, redacted());
     }
     boolean was = connected;
+    if (marker != null) {
+      marker.lost();
+    }
     synchronized (lock) {
       connected = false;
     }

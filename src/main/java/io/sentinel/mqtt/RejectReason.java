@@ -19,7 +19,11 @@ public enum RejectReason {
   UNKNOWN_FIELD,
   BAD_QUALITY,
   BAD_TIMESTAMP,
-  PATH_NOT_FOUND;
+  PATH_NOT_FOUND,
+  /**
+   * A device timestamp further ahead of the gateway's clock than sentinel.ingest.max-future-skew.
+   */
+  FUTURE_TIMESTAMP;
 
   public String wireName() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -11,6 +11,28 @@ public sealed interface PointSource {
    */
   record Gpio(int pin, String pull, Duration debounce, boolean activeLow) implements PointSource {}
 
-  /** A third-party topic whose JSON payload holds the value at {@code jsonPath}. */
-  record Mqtt(String topic, String jsonPath) implements PointSource {}
+  /**
+   * A third-party topic whose JSON payload holds the value at {@code jsonPath}, and the device's
+   * own timestamp where {@code timestamp} says (docs/live.md).
+   */
+  record Mqtt(String topic, String jsonPath, java.util.Optional<DeviceTimestamp> timestamp)
+      implements PointSource {
+    public Mqtt(String topic, String jsonPath) {
+      this(topic, jsonPath, java.util.Optional.empty());
+    }
+  }
+
+  /** Where a payload carries the time the device took its reading, and in which form. */
+  record DeviceTimestamp(String jsonPath, TimeFormat format) {}
+
+  /** ISO 8601 with an offset ({@code 2026-11-30T10:00:00Z}), or epoch seconds or milliseconds. */
+  enum TimeFormat {
+    ISO8601,
+    EPOCH_S,
+    EPOCH_MS;
+
+    public String wireName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
 }

@@ -14,6 +14,9 @@ public final class PointTable {
   private final boolean[] liveSinceStart;
   private final Instant[] lastSampleAt;
 
+  /** False while ingest lags: a drained sample is a value, not a sign the point is live now. */
+  private boolean countLive = true;
+
   /**
    * Point id to position, open addressing with linear probing: the id's hash and position sit in
    * two int arrays, so a lookup reads one key string instead of a map node, its key and a boxed
@@ -89,6 +92,15 @@ public final class PointTable {
     return liveSinceStart[i];
   }
 
+  /**
+   * Whether a live sample applied from now on counts as the point's having been live since start
+   * (docs/live.md): not while ingest lags, so a backlog drained after an outage updates values
+   * without letting a rule out of warmup.
+   */
+  public void countLiveSinceStart(boolean count) {
+    countLive = count;
+  }
+
   /** Treats every point as live since start: a fixture that begins with a running core. */
   public void markAllLiveSinceStart() {
     java.util.Arrays.fill(liveSinceStart, true);
@@ -151,7 +163,7 @@ public final class PointTable {
     PointState previous = states[i];
     boolean valueChanged = valueChanged(spec, previous.value(), value);
     boolean qualityChanged = previous.quality() != quality;
-    if (quality == Quality.LIVE) {
+    if (quality == Quality.LIVE && countLive) {
       liveSinceStart[i] = true;
     }
     if (!valueChanged && !qualityChanged) {

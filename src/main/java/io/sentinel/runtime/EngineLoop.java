@@ -10,7 +10,6 @@ import io.sentinel.engine.SelfPoint;
 import io.sentinel.pass.Pass;
 import io.sentinel.passlog.Observation;
 import io.sentinel.point.Sample;
-import io.sentinel.point.Value;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -41,8 +40,19 @@ public final class EngineLoop {
   private static final Logger LOG = Logger.getLogger(EngineLoop.class);
   private static final long CYCLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-  /** A sample on its way to a pass; {@code ack} (or null) releases the message that carried it. */
-  private record Inbound(Observation observation, Runnable ack) {}
+  /**
+   * A sample on its way to a pass; {@code ack} (or null) releases the message that carried it;
+   * {@code backlog}: delivered from the broker's queued backlog (docs/live.md).
+   */
+  private record Inbound(Observation observation, Runnable ack, Arrival arrival) {}
+
+  /**
+   * How a message arrived (docs/live.md): from the broker's queued {@code backlog}; {@code
+   * waitingSince}, the device time from which its wait upstream is measured, when it says.
+   */
+  public record Arrival(boolean backlog, Optional<Instant> waitingSince) {
+    public static final Arrival NOW = new Arrival(false, Optional.empty());
+  }
 
   /** The acknowledgements of the messages a pass took, released once the pass is durable. */
   private record PendingAcks(long seq, List<Runnable> acks) {}
@@ -112,7 +122,7 @@ public final class EngineLoop {
   private final Pass composition;
 
   private final InstantSource clock;
-  private final Duration lagThreshold;
+  private final IngestLag lag;
   private final Outputs outputs;
   private final PassLog passLog;
   private final ConcurrentLinkedQueue<Inbound> inbox = new ConcurrentLinkedQueue<>();
@@ -124,8 +134,6 @@ public final class EngineLoop {
   private long timer = -1;
   private Instant timerDue;
   private long lastPassNanos = System.nanoTime() - CYCLE_NANOS;
-  private boolean lagging;
-  private volatile Duration lastLag = Duration.ZERO;
   private volatile boolean stopped;
   private volatile Consumer<Throwable> fatal = e -> {};
 
@@ -141,7 +149,7 @@ public final class EngineLoop {
     this.context = vertx.getOrCreateContext();
     this.composition = new Pass(engine, plane);
     this.clock = clock;
-    this.lagThreshold = lagThreshold;
+    this.lag = new IngestLag(lagThreshold);
     this.outputs = outputs;
     this.passLog = passLog;
     passLog.onDurable(this::durableMoved);
@@ -225,7 +233,7 @@ public final class EngineLoop {
     if (stopped) {
       return; // no pass will take it (a stop, or the engine lost): the inbox must not grow
     }
-    inbox.add(new Inbound(observation(sample, source, deviceTime), null));
+    inbox.add(new Inbound(observation(sample, source, deviceTime), null, Arrival.NOW));
     wake();
   }
 
@@ -238,6 +246,20 @@ public final class EngineLoop {
    */
   public void offer(
       List<Sample> samples, String source, Optional<Instant> deviceTime, Runnable ack) {
+    offer(samples, source, deviceTime, Arrival.NOW, ack);
+  }
+
+  /**
+   * {@link #offer(List, String, Optional, Runnable)} with how the message arrived: a pass that
+   * takes a sample from the backlog, or one that waited upstream over the lag threshold, runs under
+   * ingest lag.
+   */
+  public void offer(
+      List<Sample> samples,
+      String source,
+      Optional<Instant> deviceTime,
+      Arrival arrival,
+      Runnable ack) {
     if (stopped) {
       return; // not acknowledged: the broker delivers it again to the next session
     }
@@ -250,9 +272,32 @@ public final class EngineLoop {
       inbox.add(
           new Inbound(
               observation(samples.get(i), source, deviceTime),
-              i == samples.size() - 1 ? ack : null));
+              i == samples.size() - 1 ? ack : null,
+              arrival));
     }
     wake();
+  }
+
+  /**
+   * The broker's backlog is being drained (from a connect until its marker returns: docs/live.md):
+   * passes run under ingest lag meanwhile. A pass runs at each change, so that the ingest-lagging
+   * and ingest-caught-up events bracket the drain even when nothing else arrives.
+   */
+  public void draining(boolean now) {
+    lag.draining(now);
+    if (!stopped) {
+      context.runOnContext(v -> pass());
+    }
+  }
+
+  /** Whether the broker's backlog is being drained now. */
+  public boolean drainingBacklog() {
+    return lag.draining();
+  }
+
+  /** Samples taken from the broker's backlog since this loop started. */
+  public long backlogSamples() {
+    return lag.backlogSamples();
   }
 
   /** Messages taken (or waiting to be) whose acknowledgement waits for the log's durable mark. */
@@ -298,7 +343,7 @@ public final class EngineLoop {
 
   /** The age of the oldest sample the last pass took. */
   public Duration ingestLag() {
-    return lastLag;
+    return lag.last();
   }
 
   /** Runs {@code work} on the engine's context and hands what the plane reported to the outputs. */
@@ -472,17 +517,15 @@ public final class EngineLoop {
     List<Sample> batch = new ArrayList<>();
     List<Observation> observations = new ArrayList<>();
     List<Runnable> acks = new ArrayList<>();
-    Instant oldest = null;
+    lag.begin();
     Instant engineClock = composition.engine().clock();
     for (Inbound in; (in = inbox.poll()) != null; ) {
       Observation o = in.observation();
       if (in.ack() != null) {
         acks.add(in.ack());
       }
+      lag.took(o, in.arrival());
       Instant received = o.receivedAt();
-      if (oldest == null || received.isBefore(oldest)) {
-        oldest = received;
-      }
       // A sample stamped before the previous pass ran is taken at that pass's instant; the log
       // keeps the instant the engine took it at, which is what a replay feeds it by.
       Instant at =
@@ -495,14 +538,12 @@ public final class EngineLoop {
       observations.add(taken);
       batch.add(taken.toSample());
     }
-    Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, now);
-    lastLag = lag;
-    boolean lagNow = lag.compareTo(lagThreshold) > 0;
+    boolean lagNow = lag.end(now);
     long[] seq = {-1};
     try {
       Pass.Outcome o =
           composition.run(now, batch, lagNow, (t, r) -> seq[0] = log(t, observations, r));
-      PlaneOutput planeOut = Pass.merge(o.plane(), lagChange(lagNow, lag, now));
+      PlaneOutput planeOut = Pass.merge(o.plane(), lag.change(lagNow, now));
       logEvents(planeOut);
       outputs.passed(now, o.result(), planeOut, batch.size());
       follower.passed(now, batch, lagNow, composition.engine(), o.result());
@@ -587,27 +628,6 @@ public final class EngineLoop {
     } catch (RuntimeException e) {
       LOG.errorf(e, "SEN-026 %d events not handed to the log", out.events().size());
     }
-  }
-
-  private PlaneOutput lagChange(boolean lagNow, Duration lag, Instant now) {
-    if (lagNow == lagging) {
-      return PlaneOutput.NONE;
-    }
-    lagging = lagNow;
-    return new PlaneOutput(
-        List.of(
-            new ControlEvent(
-                lagNow ? "ingest-lagging" : "ingest-caught-up",
-                "ingest",
-                lagNow
-                    ? "oldest waiting sample is "
-                        + lag.toMillis()
-                        + " ms old (threshold "
-                        + lagThreshold.toMillis()
-                        + " ms): warmup deadlines and staleness pause"
-                    : "ingest lag back under " + lagThreshold.toMillis() + " ms",
-                now)),
-        List.of(new SelfPoint("ingest.lagging", Value.of(lagNow), now)));
   }
 
   private void rearm() {

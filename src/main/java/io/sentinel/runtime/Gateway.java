@@ -12,6 +12,7 @@ import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.RestartState;
 import io.sentinel.engine.StartMode;
 import io.sentinel.mqtt.IngestDecoder;
+import io.sentinel.mqtt.LiveFacts;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.MqttDriver;
 import io.sentinel.mqtt.Topics;
@@ -396,7 +397,15 @@ public class Gateway {
     filters.addAll(decoder.thirdPartyTopics());
     filters.add(topics.ruleset());
     MqttConnection.Inbound inbound =
-        new MqttIngest(topics, decoder, () -> loop, () -> rulesetTopic, () -> mqtt, metrics, clock);
+        new MqttIngest(
+            topics,
+            decoder,
+            new LiveFacts(site.ruleSet().registry(), config.ingest().maxFutureSkew()),
+            () -> loop,
+            () -> rulesetTopic,
+            () -> mqtt,
+            metrics,
+            clock);
     if (homeAssistant != null) {
       filters.add(homeAssistant.commandFilter());
       inbound = homeAssistant.routing(inbound);
@@ -419,7 +428,16 @@ public class Gateway {
           public void disconnected(String cause) {
             readinessChanged();
           }
-        });
+
+          @Override
+          public void draining(boolean draining) {
+            EngineLoop l = loop;
+            if (l != null) {
+              l.draining(draining);
+            }
+          }
+        },
+        topics.root() + "ingest/marker/" + coreClientId(topics.site()).replaceAll("[+#/]", "_"));
   }
 
   /** Every GPIO output in its safe state before the engine's first pass (docs/gpio.md). */

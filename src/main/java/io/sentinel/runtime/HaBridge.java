@@ -70,16 +70,29 @@ final class HaBridge {
 
   /** HA's commands here, every other message to {@code next}. */
   MqttConnection.Inbound routing(MqttConnection.Inbound next) {
-    return (topic, payload, acknowledge) -> {
-      Optional<String> point = discovery.commandPoint(topic);
-      if (point.isEmpty()) {
-        next.message(topic, payload, acknowledge);
-        return;
+    return new MqttConnection.Inbound() {
+      @Override
+      public void message(String topic, byte[] payload, Runnable acknowledge) {
+        message(topic, payload, MqttConnection.Delivery.LIVE, acknowledge);
       }
-      try {
-        command(topic, point.get(), new String(payload, StandardCharsets.UTF_8).trim());
-      } finally {
-        acknowledge.run(); // a command is not replayed: it is an operator's, of its moment
+
+      @Override
+      public void message(
+          String topic, byte[] payload, MqttConnection.Delivery delivery, Runnable acknowledge) {
+        Optional<String> point = discovery.commandPoint(topic);
+        if (point.isEmpty()) {
+          next.message(topic, payload, delivery, acknowledge);
+          return;
+        }
+        try {
+          // A command is an operator's, of its moment: one retained or queued while the gateway
+          // was away is not taken (docs/devices.md).
+          if (!delivery.retained() && !delivery.backlog()) {
+            command(topic, point.get(), new String(payload, StandardCharsets.UTF_8).trim());
+          }
+        } finally {
+          acknowledge.run();
+        }
       }
     };
   }

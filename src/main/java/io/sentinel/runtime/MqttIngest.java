@@ -1,6 +1,7 @@
 package io.sentinel.runtime;
 
 import io.sentinel.mqtt.IngestDecoder;
+import io.sentinel.mqtt.LiveFacts;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.wire.Payloads;
@@ -24,6 +25,7 @@ final class MqttIngest implements MqttConnection.Inbound {
 
   private final Topics topics;
   private final IngestDecoder decoder;
+  private final LiveFacts facts;
   private final Supplier<EngineLoop> loop;
   private final Supplier<RulesetTopic> rulesetTopic;
   private final Supplier<MqttConnection> mqtt;
@@ -34,6 +36,7 @@ final class MqttIngest implements MqttConnection.Inbound {
   MqttIngest(
       Topics topics,
       IngestDecoder decoder,
+      LiveFacts facts,
       Supplier<EngineLoop> loop,
       Supplier<RulesetTopic> rulesetTopic,
       Supplier<MqttConnection> mqtt,
@@ -41,6 +44,7 @@ final class MqttIngest implements MqttConnection.Inbound {
       InstantSource clock) {
     this.topics = topics;
     this.decoder = decoder;
+    this.facts = facts;
     this.loop = loop;
     this.rulesetTopic = rulesetTopic;
     this.mqtt = mqtt;
@@ -50,6 +54,16 @@ final class MqttIngest implements MqttConnection.Inbound {
 
   @Override
   public void message(String topic, byte[] payload, Runnable acknowledge) {
+    message(topic, payload, MqttConnection.Delivery.LIVE, acknowledge);
+  }
+
+  /**
+   * A retained delivery enters as restored, a device timestamp makes a sample stale or rejects it,
+   * and a message from the broker's backlog is taken under ingest lag (docs/live.md).
+   */
+  @Override
+  public void message(
+      String topic, byte[] payload, MqttConnection.Delivery delivery, Runnable acknowledge) {
     EngineLoop l = loop.get();
     if (l == null) {
       // Stopping: not acknowledged, so the broker delivers it again to the next session.
@@ -66,9 +80,15 @@ final class MqttIngest implements MqttConnection.Inbound {
       acknowledge.run();
       return;
     }
-    IngestDecoder.Decoded decoded = decoder.decode(topic, payload, at);
+    IngestDecoder.Decoded decoded =
+        facts.apply(topic, decoder.decode(topic, payload, at), delivery, at);
     String source = "mqtt:" + topic;
-    l.offer(decoded.samples(), source, decoded.deviceTime(), acknowledge);
+    l.offer(
+        decoded.samples(),
+        source,
+        decoded.deviceTime(),
+        new EngineLoop.Arrival(delivery.backlog(), facts.waitingSince(decoded)),
+        acknowledge);
     metrics.accepted(decoded.samples().size());
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());

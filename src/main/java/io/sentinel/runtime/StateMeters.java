@@ -70,6 +70,19 @@ public class StateMeters {
             .baseUnit("seconds")
             .register(registry));
     registered.add(
+        Gauge.builder("sentinel.ingest.draining", gateway, StateMeters::draining)
+            .description(
+                "1 while the gateway drains the broker's queued backlog (from a connect until its"
+                    + " backlog marker returns: docs/live.md), else 0")
+            .register(registry));
+    registered.add(
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                "sentinel.ingest.backlog.samples", gateway, StateMeters::backlogSamples)
+            .description(
+                "Samples taken from the broker's backlog (they update values, no rule leaves warmup"
+                    + " on them)")
+            .register(registry));
+    registered.add(
         Gauge.builder("sentinel.ingest.unacknowledged", gateway, Gateway::unacknowledged)
             .description(
                 "MQTT messages taken whose acknowledgement waits for their pass to be durable in"
@@ -99,6 +112,16 @@ public class StateMeters {
     vertx.cancelTimer(timer);
     registered.forEach(registry::remove);
     registered.clear();
+  }
+
+  private static double draining(Gateway g) {
+    EngineLoop l = g.loop();
+    return l != null && l.drainingBacklog() ? 1 : 0;
+  }
+
+  private static double backlogSamples(Gateway g) {
+    EngineLoop l = g.loop();
+    return l == null ? 0 : l.backlogSamples();
   }
 
   private static double lagSeconds(Gateway g) {

@@ -154,7 +154,46 @@ final class PointFields {
               }
               String path =
                   m.get("json_path").flatMap(n -> yaml.text(n, "json_path", "")).orElse("$");
-              return Optional.of(new PointSource.Mqtt(topic.get(), path));
+              Optional<PointSource.DeviceTimestamp> ts =
+                  m.get("timestamp").flatMap(n -> deviceTimestamp(yaml, n, what));
+              return Optional.of(new PointSource.Mqtt(topic.get(), path, ts));
+            });
+  }
+
+  /** {@code source.mqtt.timestamp}: where the payload carries the device's time (docs/live.md). */
+  private static Optional<PointSource.DeviceTimestamp> deviceTimestamp(
+      YamlFile yaml, Node node, String what) {
+    return yaml.mapping(
+            node, what + " source.mqtt.timestamp", "", PointShapes.SOURCE_TIMESTAMP.keys())
+        .flatMap(
+            t -> {
+              Optional<String> path =
+                  t.get("json_path").flatMap(n -> yaml.text(n, "json_path", ""));
+              if (path.isEmpty()) {
+                if (!t.has("json_path")) {
+                  yaml.error(
+                      t.node(),
+                      SiteCodes.REG_120,
+                      "",
+                      what + ": source.mqtt.timestamp needs a json_path");
+                }
+                return Optional.empty();
+              }
+              String format =
+                  t.get("format").flatMap(n -> yaml.text(n, "format", "")).orElse("iso8601");
+              for (PointSource.TimeFormat f : PointSource.TimeFormat.values()) {
+                if (f.wireName().equals(format)) {
+                  return Optional.of(new PointSource.DeviceTimestamp(path.get(), f));
+                }
+              }
+              yaml.error(
+                  t.get("format").orElseThrow(),
+                  SiteCodes.REG_120,
+                  "",
+                  what
+                      + ": source.mqtt.timestamp format is iso8601, epoch_s or epoch_ms, not "
+                      + format);
+              return Optional.empty();
             });
   }
 

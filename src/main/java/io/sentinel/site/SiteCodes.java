@@ -47,6 +47,7 @@ public enum SiteCodes implements Code {
   REG_102,
   REG_103,
   REG_104,
+  REG_120,
   SITE_001,
   SITE_002;
 }

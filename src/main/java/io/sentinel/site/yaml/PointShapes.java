@@ -57,6 +57,19 @@ public final class PointShapes {
           Optional.empty(),
           value(""));
 
+  /** Where a third-party payload carries its device's timestamp (docs/live.md). */
+  public static final Keys SOURCE_TIMESTAMP =
+      required(
+          keys(
+              "Where the payload carries the device's own timestamp.",
+              "json_path",
+              text("Where the timestamp is: $.a.b or $.a[0] (Zigbee2MQTT: $.last_seen)."),
+              "format",
+              choice(
+                  "iso8601 (with an offset, the default), epoch_s or epoch_ms.",
+                  List.of("iso8601", "epoch_s", "epoch_ms"))),
+          "json_path");
+
   public static final Keys SOURCE_MQTT =
       required(
           keys(
@@ -66,7 +79,9 @@ public final class PointShapes {
               "json_path",
               text("Where the value is in the payload: $, $.a.b or $.a[0] (default $)."),
               "map",
-              DEVICE_SPELLINGS),
+              DEVICE_SPELLINGS,
+              "timestamp",
+              PointShapes.SOURCE_TIMESTAMP),
           "topic");
 
   public static final Keys SOURCE =
