@@ -35,6 +35,10 @@ public final class Arbiter {
   public static final class Table {
     final String pointId;
     private Claim[] claims = new Claim[1];
+
+    /** The claims' rule ids, beside them: a claim asserted again is found without reading one. */
+    private String[] rules = new String[1];
+
     private int size;
 
     Table(String pointId) {
@@ -52,7 +56,7 @@ public final class Arbiter {
     void put(Claim claim) {
       String rule = claim.ruleId();
       for (int k = 0; k < size; k++) {
-        String other = claims[k].ruleId();
+        String other = rules[k];
         if (other == rule || other.equals(rule)) {
           claims[k] = claim;
           return;
@@ -60,15 +64,19 @@ public final class Arbiter {
       }
       if (size == claims.length) {
         claims = java.util.Arrays.copyOf(claims, size * 2);
+        rules = java.util.Arrays.copyOf(rules, size * 2);
       }
+      rules[size] = rule;
       claims[size++] = claim;
     }
 
     void remove(String ruleId) {
       for (int k = 0; k < size; k++) {
-        if (claims[k].ruleId().equals(ruleId)) {
+        if (rules[k].equals(ruleId)) {
           System.arraycopy(claims, k + 1, claims, k, size - k - 1);
+          System.arraycopy(rules, k + 1, rules, k, size - k - 1);
           claims[--size] = null;
+          rules[size] = null;
           return;
         }
       }
@@ -154,19 +162,17 @@ public final class Arbiter {
   }
 
   /**
-   * Whether {@link #decide(Table)} would now give the same outcome as {@code last} ({@link
-   * Decision#sameOutcome}), answered without building a decision when the point has a sole claim;
-   * false when it cannot tell so cheaply (the caller then decides).
+   * Whether {@link #decide(Table)} would now give the same outcome as a decision whose winner's
+   * rule was {@code lastRule} and whose value was {@code lastValue} ({@link Decision#sameOutcome}),
+   * answered without building a decision when the point has a sole claim; false when it cannot
+   * tell so cheaply (the caller then decides).
    */
-  public static boolean stillSole(Table table, Decision last) {
-    if (table.size != 1 || last.winner().isEmpty()) {
+  public static boolean stillSole(Table table, String lastRule, Value lastValue) {
+    if (table.size != 1 || lastRule == null || lastValue == null) {
       return false;
     }
-    Claim sole = table.claims[0];
-    Claim before = last.winner().get();
-    return (before.ruleId() == sole.ruleId() || before.ruleId().equals(sole.ruleId()))
-        && last.value().isPresent()
-        && last.value().get().equals(sole.value());
+    String rule = table.rules[0];
+    return (rule == lastRule || rule.equals(lastRule)) && lastValue.equals(table.claims[0].value());
   }
 
   private Decision released(String pointId) {

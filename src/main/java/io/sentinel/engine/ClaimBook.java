@@ -34,11 +34,23 @@ final class ClaimBook {
     private final Arbiter arbiter;
     private Arbiter.Table table;
     Decision last;
+
+    /** Of {@link #last}: its winner's rule and its value (null for none), read without it. */
+    String lastRule;
+
+    Value lastValue;
+
     boolean changed;
 
     Slot(String pointId, Arbiter arbiter) {
       this.pointId = pointId;
       this.arbiter = arbiter;
+    }
+
+    void decided(Decision d) {
+      last = d;
+      lastRule = d.winner().isPresent() ? d.winner().get().ruleId() : null;
+      lastValue = d.value().orElse(null);
     }
 
     /** The point's arbiter table, made now if no claim was asserted on it yet. */
@@ -283,7 +295,7 @@ final class ClaimBook {
       slot.changed = false;
       Decision last = slot.last;
       Arbiter.Table table = slot.existing();
-      if (last != null && table != null && Arbiter.stillSole(table, last)) {
+      if (last != null && table != null && Arbiter.stillSole(table, slot.lastRule, slot.lastValue)) {
         continue; // the same sole claim as last decided: nothing new to build or send
       }
       Decision d = table == null ? arbiter.decide(slot.pointId) : arbiter.decide(table);
@@ -297,7 +309,7 @@ final class ClaimBook {
       if (last == null && d.winner().isEmpty()) {
         continue; // nothing was ever decided for this point: nothing to release
       }
-      slot.last = d;
+      slot.decided(d);
       out.decisions.add(d);
     }
     changedSlots.clear();
@@ -327,7 +339,7 @@ final class ClaimBook {
     previous.slots.forEach(
         (pointId, before) -> {
           if (before.last != null) {
-            slot(pointId).last = before.last;
+            slot(pointId).decided(before.last);
           }
         });
   }
