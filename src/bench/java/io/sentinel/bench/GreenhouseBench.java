@@ -54,8 +54,18 @@ public final class GreenhouseBench {
   /** Counters of one phase. */
   private static final class Phase {
     final String name;
-    long transitions, passes, flips, commands, mismatchedPasses, passNanos, allocated, gcCount, gcMs;
+    long transitions,
+        passes,
+        flips,
+        commands,
+        mismatchedPasses,
+        passNanos,
+        allocated,
+        gcCount,
+        gcMs;
+    long cpuNanos;
     long[] times;
+    long[] cpuTimes;
     int timed;
 
     Phase(String name) {
@@ -163,6 +173,9 @@ public final class GreenhouseBench {
 
     long[] t = Arrays.copyOf(meas.times, meas.timed);
     Arrays.sort(t);
+    long[] c = Arrays.copyOf(meas.cpuTimes, meas.timed);
+    Arrays.sort(c);
+    double cpuRate = meas.transitions / (meas.cpuNanos / 1e9);
     double rate = meas.transitions / (meas.passNanos / 1e9);
     double bytesPerPass = meas.allocated / (double) meas.passes;
     String load = Files.readString(Path.of("/proc/loadavg")).trim();
@@ -170,6 +183,8 @@ public final class GreenhouseBench {
         Locale.ROOT,
         "  rate      %.0f transitions/s in passes (%d passes of %d)%n"
             + "  pass      p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f us%n"
+            + "  cpu       %.0f transitions per CPU second of the engine's thread; pass CPU p50 %.1f"
+            + "  p99 %.1f  p99.9 %.1f us%n"
             + "  alloc     %.0f bytes per pass (%.1f per transition); GC %d (%d ms) in the measured"
             + " phase%n"
             + "  heap      %.1f MB after GC at the end, %.1f MB after the settle sweeps; build %.1f"
@@ -187,6 +202,10 @@ public final class GreenhouseBench {
         pct(t, 99.9),
         t[t.length - 1] / 1e3,
         meas.passNanos / 1e3 / meas.passes,
+        cpuRate,
+        pct(c, 50),
+        pct(c, 99),
+        pct(c, 99.9),
         bytesPerPass,
         bytesPerPass / batch,
         meas.gcCount,
@@ -211,6 +230,7 @@ public final class GreenhouseBench {
             "{\"system\": \"sentinel\", \"zones\": %d, \"derived\": %d, \"batch\": %d,"
                 + " \"warmup\": %d, \"transitions\": %d, \"transitions_per_s\": %.0f,"
                 + " \"pass_us_p50\": %.1f, \"pass_us_p99\": %.1f, \"pass_us_p999\": %.1f,"
+                + " \"cpu_transitions_per_s\": %.0f, \"cpu_us_p50\": %.1f, \"cpu_us_p99\": %.1f,"
                 + " \"bytes_per_pass\": %.0f, \"heap_after_gc_mb\": %.1f, \"claims_crc32\":"
                 + " \"%s\", \"loadavg\": \"%s\", \"ok\": %s}",
             zones,
@@ -222,6 +242,9 @@ public final class GreenhouseBench {
             pct(t, 50),
             pct(t, 99),
             pct(t, 99.9),
+            cpuRate,
+            pct(c, 50),
+            pct(c, 99),
             bytesPerPass,
             heapEnd / 1048576.0,
             crcCommanded,
@@ -238,6 +261,7 @@ public final class GreenhouseBench {
   private Phase phase(String name, long count, boolean timed) {
     Phase p = new Phase(name);
     p.times = new long[timed ? (int) (count / batch) + 2 : 0];
+    p.cpuTimes = new long[p.times.length];
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long gc0 = gcCount(), gcMs0 = gcMs(), w0 = System.nanoTime();
     for (long remaining = count; remaining > 0; ) {
@@ -257,11 +281,15 @@ public final class GreenhouseBench {
         samples.add(Sample.live(temp[z], Value.of(v), now));
       }
       long a0 = timed ? threads.getCurrentThreadAllocatedBytes() : 0;
+      long c0 = timed ? threads.getCurrentThreadCpuTime() : 0;
       long s = System.nanoTime();
       PassResult r = engine.pass(now, samples, false);
       long e = System.nanoTime() - s;
       if (timed) {
+        long c = threads.getCurrentThreadCpuTime() - c0;
         p.allocated += threads.getCurrentThreadAllocatedBytes() - a0;
+        p.cpuNanos += c;
+        p.cpuTimes[p.timed] = c;
         p.times[p.timed++] = e;
       }
       p.passNanos += e;

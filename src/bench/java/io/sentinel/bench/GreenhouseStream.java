@@ -1,11 +1,11 @@
 package io.sentinel.bench;
 
 /**
- * The greenhouse transition stream of the shared bench: for the same zones, flip-every and seed
- * it is, sample for sample, what {@code shared/bench/loadgen/loadgen.js} publishes in gateway mode
- * and what {@code shared/bench/drools-core}'s {@code GreenhouseStream} feeds Drools (copied from
- * there, not changed). Zones are numbered 1..Z, the noise comes from mulberry32(seed), values are
- * rounded to 0.1.
+ * The greenhouse transition stream of the shared bench: for the same zones, flip-every and seed it
+ * is, sample for sample, what {@code shared/bench/loadgen/loadgen.js} publishes in gateway mode and
+ * what {@code shared/bench/drools-core}'s {@code GreenhouseStream} feeds Drools (copied from there,
+ * not changed). Zones are numbered 1..Z, the noise comes from mulberry32(seed), values are rounded
+ * to 0.1.
  *
  * <ol>
  *   <li><b>settle</b> (2Z transitions): every zone once on the opposite of its starting side, then

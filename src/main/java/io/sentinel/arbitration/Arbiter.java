@@ -164,8 +164,8 @@ public final class Arbiter {
   /**
    * Whether {@link #decide(Table)} would now give the same outcome as a decision whose winner's
    * rule was {@code lastRule} and whose value was {@code lastValue} ({@link Decision#sameOutcome}),
-   * answered without building a decision when the point has a sole claim; false when it cannot
-   * tell so cheaply (the caller then decides).
+   * answered without building a decision when the point has a sole claim; false when it cannot tell
+   * so cheaply (the caller then decides).
    */
   public static boolean stillSole(Table table, String lastRule, Value lastValue) {
     if (table.size != 1 || lastRule == null || lastValue == null) {

@@ -88,9 +88,7 @@ final class ClaimBook {
 
   /** The claim diff: only what changed leaves the rule. */
   void set(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
-    if (desired == r.heldAs
-        || desired.isEmpty() && r.held.isEmpty()
-        || desired.equals(r.held)) {
+    if (desired == r.heldAs || desired.isEmpty() && r.held.isEmpty() || desired.equals(r.held)) {
       // The common case of a re-evaluation with the same answer: nothing leaves the rule, but its
       // keys may have moved on (seed 001: "then freshest input"). heldAs is the map the held
       // claims were last made equal to, so that the same answer is told without comparing maps.
@@ -295,7 +293,9 @@ final class ClaimBook {
       slot.changed = false;
       Decision last = slot.last;
       Arbiter.Table table = slot.existing();
-      if (last != null && table != null && Arbiter.stillSole(table, slot.lastRule, slot.lastValue)) {
+      if (last != null
+          && table != null
+          && Arbiter.stillSole(table, slot.lastRule, slot.lastValue)) {
         continue; // the same sole claim as last decided: nothing new to build or send
       }
       Decision d = table == null ? arbiter.decide(slot.pointId) : arbiter.decide(table);
