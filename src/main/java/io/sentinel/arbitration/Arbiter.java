@@ -4,7 +4,6 @@ import io.sentinel.point.Value;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,7 +27,67 @@ public final class Arbiter {
   private static final Comparator<Claim> ORDER =
       KEYS.stream().map(Map.Entry::getValue).reduce(Comparator::thenComparing).orElseThrow();
 
-  private final Map<String, Map<String, Claim>> tables = new HashMap<>();
+  /**
+   * One point's claims, in the order they were first asserted (a claim asserted again keeps its
+   * place). A caller that arbitrates the same point over and over (the engine) keeps the table it
+   * got from {@link #table} and asks by it, so that no point id is hashed on its hot path.
+   */
+  public static final class Table {
+    final String pointId;
+    private Claim[] claims = new Claim[1];
+
+    /** The claims' rule ids, beside them: a claim asserted again is found without reading one. */
+    private String[] rules = new String[1];
+
+    private int size;
+
+    Table(String pointId) {
+      this.pointId = pointId;
+    }
+
+    public String pointId() {
+      return pointId;
+    }
+
+    public int size() {
+      return size;
+    }
+
+    void put(Claim claim) {
+      String rule = claim.ruleId();
+      for (int k = 0; k < size; k++) {
+        String other = rules[k];
+        if (other == rule || other.equals(rule)) {
+          claims[k] = claim;
+          return;
+        }
+      }
+      if (size == claims.length) {
+        claims = java.util.Arrays.copyOf(claims, size * 2);
+        rules = java.util.Arrays.copyOf(rules, size * 2);
+      }
+      rules[size] = rule;
+      claims[size++] = claim;
+    }
+
+    void remove(String ruleId) {
+      for (int k = 0; k < size; k++) {
+        if (rules[k].equals(ruleId)) {
+          System.arraycopy(claims, k + 1, claims, k, size - k - 1);
+          System.arraycopy(rules, k + 1, rules, k, size - k - 1);
+          claims[--size] = null;
+          rules[size] = null;
+          return;
+        }
+      }
+    }
+
+    List<Claim> list() {
+      return List.of(java.util.Arrays.copyOf(claims, size));
+    }
+  }
+
+  private final Map<String, Table> tables = new HashMap<>();
   private final Function<String, Optional<Value>> releaseValue;
 
   /**
@@ -38,41 +97,87 @@ public final class Arbiter {
     this.releaseValue = releaseValue;
   }
 
+  /** The claim table of a point, made on first use and the same object ever after. */
+  public Table table(String pointId) {
+    return tables.computeIfAbsent(pointId, Table::new);
+  }
+
+  /** The claim table of a point, or null when nothing was ever asserted on it. */
+  public Table find(String pointId) {
+    return tables.get(pointId);
+  }
+
   public void assertClaim(Claim claim) {
-    tables.computeIfAbsent(claim.pointId(), k -> new LinkedHashMap<>()).put(claim.ruleId(), claim);
+    table(claim.pointId()).put(claim);
+  }
+
+  /** {@link #assertClaim(Claim)} into the table of the claim's point. */
+  public void assertClaim(Table table, Claim claim) {
+    table.put(claim);
   }
 
   /** Every claim asserted now, point by point. */
   public List<Claim> claims() {
     List<Claim> all = new ArrayList<>();
-    tables.values().forEach(t -> all.addAll(t.values()));
+    tables.values().forEach(t -> all.addAll(t.list()));
     return all;
   }
 
   public void release(String ruleId, String pointId) {
-    Map<String, Claim> table = tables.get(pointId);
+    Table table = tables.get(pointId);
     if (table != null) {
       table.remove(ruleId);
     }
   }
 
+  /** {@link #release(String, String)} from a table got from {@link #table}. */
+  public void release(Table table, String ruleId) {
+    table.remove(ruleId);
+  }
+
   public Decision decide(String pointId) {
-    Map<String, Claim> table = tables.getOrDefault(pointId, Map.of());
-    if (table.isEmpty()) {
-      return new Decision(
-          pointId, Optional.empty(), releaseValue.apply(pointId), List.of(), "released");
+    Table table = tables.get(pointId);
+    return table == null ? released(pointId) : decide(table);
+  }
+
+  public Decision decide(Table table) {
+    String pointId = table.pointId;
+    if (table.size == 0) {
+      return released(pointId);
     }
-    if (table.size() == 1) {
+    if (table.size == 1) {
       // A sole claim (most points): no copy to sort.
-      Claim sole = table.values().iterator().next();
+      Claim sole = table.claims[0];
       return new Decision(
           pointId, Optional.of(sole), Optional.of(sole.value()), List.of(sole), "sole");
     }
-    List<Claim> contenders = new ArrayList<>(table.values());
+    List<Claim> contenders = new ArrayList<>(table.size);
+    for (int k = 0; k < table.size; k++) {
+      contenders.add(table.claims[k]);
+    }
     contenders.sort(ORDER);
     Claim winner = contenders.get(0);
     String key = decidingKey(winner, contenders.get(1));
     return new Decision(pointId, Optional.of(winner), Optional.of(winner.value()), contenders, key);
+  }
+
+  /**
+   * Whether {@link #decide(Table)} would now give the same outcome as a decision whose winner's
+   * rule was {@code lastRule} and whose value was {@code lastValue} ({@link Decision#sameOutcome}),
+   * answered without building a decision when the point has a sole claim; false when it cannot tell
+   * so cheaply (the caller then decides).
+   */
+  public static boolean stillSole(Table table, String lastRule, Value lastValue) {
+    if (table.size != 1 || lastRule == null || lastValue == null) {
+      return false;
+    }
+    String rule = table.rules[0];
+    return (rule == lastRule || rule.equals(lastRule)) && lastValue.equals(table.claims[0].value());
+  }
+
+  private Decision released(String pointId) {
+    return new Decision(
+        pointId, Optional.empty(), releaseValue.apply(pointId), List.of(), "released");
   }
 
   private static String decidingKey(Claim winner, Claim runnerUp) {
@@ -87,7 +192,7 @@ public final class Arbiter {
   /** Every point that currently has at least one claim. */
   public List<String> claimedPoints() {
     return tables.entrySet().stream()
-        .filter(e -> !e.getValue().isEmpty())
+        .filter(e -> e.getValue().size > 0)
         .map(Map.Entry::getKey)
         .sorted()
         .toList();

@@ -60,6 +60,9 @@ public final class DerivedLayer {
   private final long[] seq;
   private final Instant[] watchDue;
 
+  /** Whether a point has stale_after or unavailable_after (the watchdog ignores the others). */
+  private final boolean[] watched;
+
   /** The due instant of each derived point's pending timer, if any. */
   private final Instant[] scheduledDue;
 
@@ -134,6 +137,11 @@ public final class DerivedLayer {
             .map(l -> l.stream().mapToInt(Integer::intValue).toArray())
             .toArray(int[][]::new);
     watchDue = new Instant[points.size()];
+    watched = new boolean[points.size()];
+    for (int p = 0; p < points.size(); p++) {
+      PointSpec spec = points.spec(p);
+      watched[p] = spec.staleAfter().isPresent() || spec.unavailableAfter().isPresent();
+    }
     firstUpdate = new int[points.size()];
     lastUpdate = new int[points.size()];
   }
@@ -410,6 +418,9 @@ public final class DerivedLayer {
    * makes the point age sooner (stale to live) brings the timer forward.
    */
   private void scheduleWatch(int p, Instant t) {
+    if (!watched[p]) {
+      return;
+    }
     PointSpec spec = points.spec(p);
     Optional<Instant> last = points.lastSampleAt(p);
     if (spec.staleAfter().isEmpty() && spec.unavailableAfter().isEmpty() || last.isEmpty()) {

@@ -22,7 +22,59 @@ import java.util.Optional;
  */
 final class ClaimBook {
   private final Arbiter arbiter;
-  private final Map<String, Decision> lastDecisions = new HashMap<>();
+
+  /**
+   * What the book keeps of one claimed point, made on first use: its arbiter table (from the first
+   * claim asserted on it), the last decision that left arbitration, and whether its claims changed
+   * since arbitration last settled. Rules keep the slots of the points they claim, so that the hot
+   * path hashes no point id.
+   */
+  static final class Slot {
+    final String pointId;
+    private final Arbiter arbiter;
+    private Arbiter.Table table;
+    Decision last;
+
+    /** Of {@link #last}: its winner's rule and its value (null for none), read without it. */
+    String lastRule;
+
+    Value lastValue;
+
+    boolean changed;
+
+    Slot(String pointId, Arbiter arbiter) {
+      this.pointId = pointId;
+      this.arbiter = arbiter;
+    }
+
+    void decided(Decision d) {
+      last = d;
+      lastRule = d.winner().isPresent() ? d.winner().get().ruleId() : null;
+      lastValue = d.value().orElse(null);
+    }
+
+    /** The point's arbiter table, made now if no claim was asserted on it yet. */
+    Arbiter.Table table() {
+      if (table == null) {
+        table = arbiter.table(pointId);
+      }
+      return table;
+    }
+
+    /** The point's arbiter table if a claim was ever asserted on it, else null. */
+    Arbiter.Table existing() {
+      if (table == null) {
+        table = arbiter.find(pointId);
+      }
+      return table;
+    }
+  }
+
+  private final Map<String, Slot> slots = new HashMap<>();
+
+  /** The points whose claims changed since arbitration last settled, in the order they did. */
+  private final List<Slot> changedSlots = new ArrayList<>();
+
   private final FlapLimit flaps;
   private final Timers timers;
   private final PassOutputs out;
@@ -36,9 +88,11 @@ final class ClaimBook {
 
   /** The claim diff: only what changed leaves the rule. */
   void set(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
-    if (desired.equals(r.held)) {
+    if (desired == r.heldAs || desired.isEmpty() && r.held.isEmpty() || desired.equals(r.held)) {
       // The common case of a re-evaluation with the same answer: nothing leaves the rule, but its
-      // keys may have moved on (seed 001: "then freshest input").
+      // keys may have moved on (seed 001: "then freshest input"). heldAs is the map the held
+      // claims were last made equal to, so that the same answer is told without comparing maps.
+      r.heldAs = desired;
       rekey(r);
       return;
     }
@@ -49,8 +103,13 @@ final class ClaimBook {
         if (!desired.containsKey(point)) {
           r.held.remove(point);
           r.expiry.remove(point);
-          arbiter.release(rule.id(), point);
-          changed(new ClaimChange(rule.id(), point, rule.band(), Optional.empty(), t, reason));
+          Slot slot = slotOf(r, point);
+          Arbiter.Table table = slot.existing();
+          if (table != null) {
+            arbiter.release(table, rule.id());
+          }
+          changed(
+              slot, new ClaimChange(rule.id(), point, rule.band(), Optional.empty(), t, reason));
         }
       }
     }
@@ -60,11 +119,14 @@ final class ClaimBook {
         continue;
       }
       r.held.put(e.getKey(), e.getValue());
-      arbiter.assertClaim(claim(r, e.getKey(), e.getValue()));
+      Slot slot = slotOf(r, e.getKey());
+      arbiter.assertClaim(slot.table(), claim(r, e.getKey(), e.getValue()));
       changed(
+          slot,
           new ClaimChange(
               rule.id(), e.getKey(), rule.band(), Optional.of(e.getValue()), t, reason));
     }
+    r.heldAs = desired;
   }
 
   /**
@@ -74,6 +136,11 @@ final class ClaimBook {
    * plane or the flap limit unless the winner changes); their points are arbitrated again.
    */
   private void rekey(RuleRuntime r) {
+    if (r.held.isEmpty()) {
+      r.claimedFreshness = r.freshness();
+      r.claimedMatched = r.matched;
+      return;
+    }
     Instant freshness = r.freshness();
     if (freshness.equals(r.claimedFreshness) && r.matched == r.claimedMatched) {
       return;
@@ -81,8 +148,46 @@ final class ClaimBook {
     r.claimedFreshness = freshness;
     r.claimedMatched = r.matched;
     for (Map.Entry<String, Value> e : r.held.entrySet()) {
-      arbiter.assertClaim(claim(r, e.getKey(), e.getValue()));
-      out.changedPoints.add(e.getKey());
+      Slot slot = slotOf(r, e.getKey());
+      arbiter.assertClaim(slot.table(), claim(r, e.getKey(), e.getValue()));
+      markChanged(slot);
+    }
+  }
+
+  /** The slot of a point the rule claims: the rule keeps it, so it is looked up once. */
+  private Slot slotOf(RuleRuntime r, String point) {
+    String[] points = r.claimPoints;
+    for (int k = 0; k < points.length; k++) {
+      if (points[k] == point) {
+        Slot s = r.claimSlots[k];
+        if (s == null) {
+          s = slot(point);
+          r.claimSlots[k] = s;
+        }
+        return s;
+      }
+    }
+    return slot(point);
+  }
+
+  private Slot slot(String pointId) {
+    Slot s = slots.get(pointId);
+    if (s == null) {
+      s = new Slot(pointId, arbiter);
+      slots.put(pointId, s);
+    }
+    return s;
+  }
+
+  /** The point's claims changed: it is arbitrated at the next settle. */
+  void markChanged(String pointId) {
+    markChanged(slot(pointId));
+  }
+
+  private void markChanged(Slot slot) {
+    if (!slot.changed) {
+      slot.changed = true;
+      changedSlots.add(slot);
     }
   }
 
@@ -101,6 +206,9 @@ final class ClaimBook {
 
   /** A claim still wanted is refreshed: expires_in bounds a rule that stopped evaluating. */
   void refreshExpiry(RuleRuntime r, Instant t) {
+    if (!r.expires) {
+      return;
+    }
     for (ClaimSpec c : r.rule.claims()) {
       if (c.expiresIn().isPresent()) {
         r.expiry.put(c.pointId(), t.plus(c.expiresIn().get()));
@@ -111,6 +219,9 @@ final class ClaimBook {
 
   /** Releases the claims of {@code r} whose expires_in has run out by {@code t}. */
   void expire(RuleRuntime r, Instant t) {
+    if (!r.expires) {
+      return; // no claim of the rule has expires_in: nothing ever expires nor is scheduled
+    }
     if (r.expiryTimer != null && !t.isBefore(r.expiryTimer)) {
       r.expiryTimer = null;
     }
@@ -166,30 +277,42 @@ final class ClaimBook {
 
   /** A claim changed: it leaves the engine, counts towards the flap limit, and asks arbitration. */
   void changed(ClaimChange change) {
+    changed(slot(change.pointId()), change);
+  }
+
+  private void changed(Slot slot, ClaimChange change) {
     out.claimChanges.add(change);
-    out.changedPoints.add(change.pointId());
+    markChanged(slot);
     flaps.count(change);
   }
 
   /** Arbitrates the points whose claims changed; a new outcome leaves as a decision. */
   void settle(Instant t) {
-    for (String pointId : out.changedPoints) {
-      Decision d = arbiter.decide(pointId);
-      Decision last = lastDecisions.get(pointId);
+    for (int k = 0; k < changedSlots.size(); k++) {
+      Slot slot = changedSlots.get(k);
+      slot.changed = false;
+      Decision last = slot.last;
+      Arbiter.Table table = slot.existing();
+      if (last != null
+          && table != null
+          && Arbiter.stillSole(table, slot.lastRule, slot.lastValue)) {
+        continue; // the same sole claim as last decided: nothing new to build or send
+      }
+      Decision d = table == null ? arbiter.decide(slot.pointId) : arbiter.decide(table);
       if (last != null && last.sameOutcome(d)) {
         continue;
       }
       boolean interlock = d.winner().filter(c -> c.band() == Band.INTERLOCK).isPresent();
-      if (!interlock && flaps.frozen(pointId)) {
+      if (!interlock && flaps.frozen(slot.pointId)) {
         continue;
       }
       if (last == null && d.winner().isEmpty()) {
         continue; // nothing was ever decided for this point: nothing to release
       }
-      lastDecisions.put(pointId, d);
+      slot.decided(d);
       out.decisions.add(d);
     }
-    out.changedPoints.clear();
+    changedSlots.clear();
   }
 
   /** The current arbitration outcome of a point. */
@@ -199,7 +322,8 @@ final class ClaimBook {
 
   /** The last decision that left arbitration for a point, if any. */
   Optional<Decision> output(String pointId) {
-    return Optional.ofNullable(lastDecisions.get(pointId));
+    Slot slot = slots.get(pointId);
+    return Optional.ofNullable(slot == null ? null : slot.last);
   }
 
   List<String> claimedPoints() {
@@ -212,6 +336,11 @@ final class ClaimBook {
 
   /** Keeps what was last decided across a revision (the claims themselves are carried apart). */
   void takeOver(ClaimBook previous) {
-    lastDecisions.putAll(previous.lastDecisions);
+    previous.slots.forEach(
+        (pointId, before) -> {
+          if (before.last != null) {
+            slot(pointId).decided(before.last);
+          }
+        });
   }
 }

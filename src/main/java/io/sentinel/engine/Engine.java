@@ -116,10 +116,15 @@ public final class Engine {
       byId.put(r.rule.id(), r);
     }
     this.triggers = new Triggers(rules, points.size());
-    this.flaps = new FlapLimit(limits, timers, out);
+    this.flaps = new FlapLimit(limits, timers, out, this::pointSettled);
     this.claims = new ClaimBook(new Arbiter(id -> specOf(id).releaseValue()), flaps, timers, out);
     this.policy = new RulePolicy(limits, lagTime, claims, timers, triggers, out);
     this.operator = new OperatorRequests(points, claims, timers, out);
+  }
+
+  /** A frozen point settled (the flap limit): arbitration decides it again. */
+  private void pointSettled(String pointId) {
+    claims.markChanged(pointId);
   }
 
   /** What an activation produced: the engine that runs the new set, and what changed at once. */
@@ -326,8 +331,7 @@ public final class Engine {
       derived.lagEnded(clock);
     }
     points.countLiveSinceStart(!ingestLagging);
-    List<Sample> ordered = new ArrayList<>(samples);
-    ordered.sort(Comparator.comparing(Sample::at));
+    List<Sample> ordered = inOrder(samples);
     if (!ordered.isEmpty() && ordered.get(0).at().isBefore(clock)) {
       throw new IllegalArgumentException(
           "sample of "
@@ -367,6 +371,25 @@ public final class Engine {
     }
     advance(now);
     return out.take();
+  }
+
+  /**
+   * The samples in time order, ties as given: the list itself when it is in order already (as a
+   * gateway hands them over), else a sorted copy (the sort is stable).
+   */
+  private static List<Sample> inOrder(List<Sample> samples) {
+    if (samples instanceof java.util.RandomAccess) {
+      boolean sorted = true;
+      for (int k = 1; k < samples.size() && sorted; k++) {
+        sorted = !samples.get(k).at().isBefore(samples.get(k - 1).at());
+      }
+      if (sorted) {
+        return samples;
+      }
+    }
+    List<Sample> ordered = new ArrayList<>(samples);
+    ordered.sort(Comparator.comparing(Sample::at));
+    return ordered;
   }
 
   private void advance(Instant t) {

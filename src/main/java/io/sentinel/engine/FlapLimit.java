@@ -23,10 +23,18 @@ final class FlapLimit {
   private final Timers timers;
   private final PassOutputs out;
 
-  FlapLimit(EngineLimits limits, Timers timers, PassOutputs out) {
+  /** Told of a point that settled, so that arbitration decides it again (the claim book). */
+  private final java.util.function.Consumer<String> settled;
+
+  FlapLimit(
+      EngineLimits limits,
+      Timers timers,
+      PassOutputs out,
+      java.util.function.Consumer<String> settled) {
     this.limits = limits;
     this.timers = timers;
     this.out = out;
+    this.settled = settled;
   }
 
   /** Counts a claim change of a point; freezes the point when it is one too many. */
@@ -69,7 +77,7 @@ final class FlapLimit {
         "claim changes back under the limit; output follows arbitration again",
         t);
     out.selfPoints.add(new SelfPoint("point." + pointId + ".flapping", Value.FALSE, t));
-    out.changedPoints.add(pointId);
+    settled.accept(pointId);
   }
 
   boolean frozen(String pointId) {

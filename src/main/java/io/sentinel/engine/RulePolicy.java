@@ -17,6 +17,9 @@ import java.util.Optional;
  * evaluation limit, the hold_until latch, evaluation and the claims that follow from each state.
  */
 final class RulePolicy {
+  private static final Optional<Boolean> HELD = Optional.of(true);
+  private static final Optional<Boolean> NOT_HELD = Optional.of(false);
+
   private final EngineLimits limits;
   private final LagTime lagTime;
   private final ClaimBook claims;
@@ -265,7 +268,7 @@ final class RulePolicy {
     }
     boolean wasTrue = r.lastCondition.orElse(false);
     boolean condition = r.rule.when().test(r);
-    r.lastCondition = Optional.of(condition);
+    r.lastCondition = condition ? HELD : NOT_HELD;
     r.matched = condition ? r.rule.when().matched(r) : 0;
     if (!condition) {
       claims.set(r, Map.of(), t, "condition false");

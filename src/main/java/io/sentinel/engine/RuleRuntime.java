@@ -58,6 +58,17 @@ final class RuleRuntime implements Inputs {
   /** Claims held now, point id to value, in claim order. */
   final Map<String, Value> held = new LinkedHashMap<>();
 
+  /** The desired map {@link #held} was last made equal to (ClaimBook.set), if any. */
+  Map<String, Value> heldAs;
+
+  /** The points the rule's claims name, and the claim book's slots for them (made on use). */
+  final String[] claimPoints;
+
+  final ClaimBook.Slot[] claimSlots;
+
+  /** Whether any claim has expires_in: without one, {@link #expiry} stays empty for good. */
+  final boolean expires;
+
   /** When each held claim expires, if its claim has expires_in. */
   final Map<String, Instant> expiry = new LinkedHashMap<>();
 
@@ -98,6 +109,10 @@ final class RuleRuntime implements Inputs {
             .filter(i -> !releaseOnly.contains(inputNames[i]))
             .map(i -> slots[i])
             .toArray();
+    this.claimPoints =
+        rule.claims().stream().map(io.sentinel.rule.ClaimSpec::pointId).toArray(String[]::new);
+    this.claimSlots = new ClaimBook.Slot[claimPoints.length];
+    this.expires = rule.claims().stream().anyMatch(c -> c.expiresIn().isPresent());
     this.actionLastFired = new Instant[rule.actions().size()];
     this.actionSeq = new long[rule.actions().size()];
     this.evaluations = new long[evaluationLimit];

@@ -35,18 +35,14 @@ final class Triggers {
 
   private final RuleRuntime[] rules;
 
-  /** For each point, the rules that read it, and through which input slot. */
-  private final int[][] dependentRules;
-
-  private final int[][] dependentSlots;
-
   /**
-   * For each point and dependent rule, whether a transition through that input slot triggers the
-   * rule: {@link #NEVER}, {@link #ALWAYS} or {@link #CHECK} (an edge or quality trigger on that
-   * input, which depends on the transition). Worked out once from the triggers, which do not
-   * change.
+   * For each point, the rules that read it, two ints each, in one array so that a transition reads
+   * one object: the rule's index, then its input slot times 4 plus whether a transition through
+   * that slot triggers the rule: {@link #NEVER}, {@link #ALWAYS} or {@link #CHECK} (an edge or
+   * quality trigger on that input, which depends on the transition). Worked out once from the
+   * triggers, which do not change.
    */
-  private final byte[][] dependentTriggers;
+  private final int[][] dependents;
 
   // The step's touched rules, reused to keep a step allocation-light.
   private final int[] touchedFlags;
@@ -64,17 +60,15 @@ final class Triggers {
         deps.get(r.slots[slot]).add(new int[] {r.index, slot});
       }
     }
-    dependentRules = new int[pointCount][];
-    dependentSlots = new int[pointCount][];
-    dependentTriggers = new byte[pointCount][];
+    dependents = new int[pointCount][];
     for (int p = 0; p < pointCount; p++) {
       List<int[]> d = deps.get(p);
-      dependentRules[p] = d.stream().mapToInt(x -> x[0]).toArray();
-      dependentSlots[p] = d.stream().mapToInt(x -> x[1]).toArray();
-      dependentTriggers[p] = new byte[d.size()];
+      dependents[p] = new int[2 * d.size()];
       for (int k = 0; k < d.size(); k++) {
         RuleRuntime r = rules[d.get(k)[0]];
-        dependentTriggers[p][k] = triggerKind(r.rule.trigger(), r.inputNames[d.get(k)[1]]);
+        int slot = d.get(k)[1];
+        dependents[p][2 * k] = r.index;
+        dependents[p][2 * k + 1] = slot * 4 + triggerKind(r.rule.trigger(), r.inputNames[slot]);
       }
     }
     touchedFlags = new int[rules.length];
@@ -94,29 +88,29 @@ final class Triggers {
    * at their warmup again.
    */
   void touchWarmingUp(int p) {
-    for (int rule : dependentRules[p]) {
-      if (rules[rule].state == RuleState.WARMUP) {
-        touch(rule, QUALITY);
+    int[] deps = dependents[p];
+    for (int k = 0; k < deps.length; k += 2) {
+      if (rules[deps[k]].state == RuleState.WARMUP) {
+        touch(deps[k], QUALITY);
       }
     }
   }
 
   /** Marks the rules that a transition of point {@code p} triggers or whose input quality moved. */
   void touchDependents(int p, Transition tr) {
-    int[] deps = dependentRules[p];
-    byte[] kinds = dependentTriggers[p];
-    for (int k = 0; k < deps.length; k++) {
+    int[] deps = dependents[p];
+    for (int k = 0; k < deps.length; k += 2) {
+      int rule = deps[k];
+      int kind = deps[k + 1] & 3;
       int flags = tr.qualityChanged() ? QUALITY : 0;
-      if (kinds[k] == ALWAYS
-          || kinds[k] == CHECK
+      if (kind == ALWAYS
+          || kind == CHECK
               && triggers(
-                  rules[deps[k]].rule.trigger(),
-                  rules[deps[k]].inputNames[dependentSlots[p][k]],
-                  tr)) {
+                  rules[rule].rule.trigger(), rules[rule].inputNames[deps[k + 1] >>> 2], tr)) {
         flags |= TRIGGERED;
       }
       if (flags != 0) {
-        touch(deps[k], flags);
+        touch(rule, flags);
       }
     }
   }

@@ -18,13 +18,16 @@ public final class PointTable {
   private boolean countLive = true;
 
   /**
-   * Point id to position, open addressing with linear probing: the id's hash and position sit in
-   * two int arrays, so a lookup reads one key string instead of a map node, its key and a boxed
-   * position. Slots hold position + 1; 0 is empty. At most half full.
+   * Point id to position, open addressing with linear probing: a slot is one long, the id's hash in
+   * the high half and position + 1 in the low one (0: empty), so a probe reads one array element,
+   * and a hit then compares the id of that position (by identity first: the ingest hands over the
+   * registry's own id strings). At most half full.
    */
-  private final int[] slotHash;
+  private final long[] slots;
 
-  private final int[] slotPosition;
+  /** The point ids by position (the specs' own strings). */
+  private final String[] ids;
+
   private final int slotMask;
   private final int slotShift;
 
@@ -34,19 +37,19 @@ public final class PointTable {
     states = new PointState[specs.length];
     liveSinceStart = new boolean[specs.length];
     lastSampleAt = new Instant[specs.length];
-    int slots = Integer.highestOneBit(Math.max(2, specs.length) * 2) * 2;
-    slotHash = new int[slots];
-    slotPosition = new int[slots];
-    slotMask = slots - 1;
-    slotShift = Integer.numberOfLeadingZeros(slots) + 1;
+    int size = Integer.highestOneBit(Math.max(2, specs.length) * 2) * 2;
+    slots = new long[size];
+    ids = new String[specs.length];
+    slotMask = size - 1;
+    slotShift = Integer.numberOfLeadingZeros(size) + 1;
     for (int i = 0; i < specs.length; i++) {
-      int h = specs[i].id().hashCode();
+      ids[i] = specs[i].id();
+      int h = ids[i].hashCode();
       int s = home(h);
-      while (slotPosition[s] != 0) {
+      while (slots[s] != 0) {
         s = (s + 1) & slotMask;
       }
-      slotHash[s] = h;
-      slotPosition[s] = i + 1;
+      slots[s] = ((long) h << 32) | (i + 1);
       states[i] = PointState.unknown(start);
     }
   }
@@ -58,15 +61,19 @@ public final class PointTable {
   /** The position of a point, or -1 when the registry does not have it. */
   public int indexOf(String pointId) {
     int h = pointId.hashCode();
-    for (int s = home(h); slotPosition[s] != 0; s = (s + 1) & slotMask) {
-      if (slotHash[s] == h) {
-        String id = specs[slotPosition[s] - 1].id();
+    for (int s = home(h); ; s = (s + 1) & slotMask) {
+      long slot = slots[s];
+      int position = (int) slot;
+      if (position == 0) {
+        return -1;
+      }
+      if ((int) (slot >>> 32) == h) {
+        String id = ids[position - 1];
         if (id == pointId || id.equals(pointId)) {
-          return slotPosition[s] - 1;
+          return position - 1;
         }
       }
     }
-    return -1;
   }
 
   /** Fibonacci hashing: the top bits of the product, so that neighbouring hashes spread out. */
