@@ -479,6 +479,14 @@ public class Gateway {
                 new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop)),
             new JournalPassLog(recorder, store.journal()));
     loop.onFatal(this::engineLost);
+    loop.onRefused(
+        (sample, why) -> {
+          metrics.rejected(io.sentinel.mqtt.RejectReason.INVALID_SAMPLE);
+          LOG.warnf(
+              "SEN-101 a sample the pass cannot hold was dropped alone (counted in"
+                  + " sentinel_ingest_rejected_total): %s",
+              io.sentinel.door.Door.printable(why, 300));
+        });
   }
 
   private EngineLimits limits() {

@@ -32,5 +32,7 @@ public enum RevisionCodes implements Code {
   REV_110,
   REV_111,
   REV_098,
-  REV_099;
+  REV_099,
+  // The revision thread's backstop (docs/hostile-input.md).
+  REV_100;
 }
