@@ -689,4 +689,12 @@ public class Gateway {
   public double rejectedTotal() {
     return metrics.rejectedTotal();
   }
+
+  /**
+   * A refusal at another door than MQTT's (an HTTP body or parameter): counted under the same
+   * reasons, in {@code sentinel_ingest_rejected_total} (docs/hostile-input.md).
+   */
+  public void refusedAtDoor(io.sentinel.door.Flaw flaw) {
+    metrics.rejected(io.sentinel.mqtt.RejectReason.of(flaw));
+  }
 }
