@@ -217,6 +217,6 @@ public class ApiResource {
       return w.getResponse();
     }
     LOG.errorf(e, "SEN-103 an API request failed unexpectedly");
-    return refused(new ApiError(500, "", "internal error: the gateway's log says more (SEN-103)"));
+    return refused(new ApiError(500, "", "internal error: the gateway's log says more"));
   }
 }

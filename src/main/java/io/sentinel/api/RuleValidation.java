@@ -97,7 +97,7 @@ class RuleValidation {
         throw a;
       }
       LOG.errorf(e.getCause(), "SEN-105 validating %s failed", name);
-      throw new ApiError(500, "", "internal error: the gateway's log says more (SEN-105)");
+      throw new ApiError(500, "", "internal error: the gateway's log says more");
     }
   }
 

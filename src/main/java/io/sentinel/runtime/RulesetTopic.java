@@ -433,11 +433,13 @@ final class RulesetTopic implements AutoCloseable {
 
   /** A problem that is the door's refusal, counted under its reason like an MQTT rejection. */
   private static Optional<Flaw> doorFlaw(String code) {
-    return switch (code) {
-      case "REV-008" -> Optional.of(Flaw.OVERSIZE);
-      case "REV-009" -> Optional.of(Flaw.BAD_ENCODING);
-      default -> YamlFile.doorFlaw(code);
-    };
+    if (code.equals(RevisionCodes.REV_008.id())) {
+      return Optional.of(Flaw.OVERSIZE);
+    }
+    if (code.equals(RevisionCodes.REV_009.id())) {
+      return Optional.of(Flaw.BAD_ENCODING);
+    }
+    return YamlFile.doorFlaw(code);
   }
 
   private static Optional<String> text(byte[] payload) {

@@ -33,6 +33,5 @@ public enum RevisionCodes implements Code {
   REV_111,
   REV_098,
   REV_099,
-  // The revision thread's backstop (docs/hostile-input.md).
   REV_100;
 }

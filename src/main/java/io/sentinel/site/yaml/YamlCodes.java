@@ -20,7 +20,6 @@ public enum YamlCodes implements Code {
   YAML_020,
   YAML_021,
   YAML_022,
-  // The door (docs/hostile-input.md): too deep, a control character, oversize.
   YAML_100,
   YAML_101,
   YAML_102;

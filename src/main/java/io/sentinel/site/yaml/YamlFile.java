@@ -118,13 +118,13 @@ public final class YamlFile {
 
   /** The door's flaw a problem code of {@link #parseAll} stands for, if it is one of the door's. */
   public static Optional<Flaw> doorFlaw(String code) {
-    return Optional.ofNullable(
-        switch (code) {
-          case "YAML-100" -> Flaw.TOO_DEEP;
-          case "YAML-101" -> Flaw.CONTROL_CHARACTER;
-          case "YAML-102" -> Flaw.OVERSIZE;
-          default -> null;
-        });
+    if (code.equals(YamlCodes.YAML_100.id())) {
+      return Optional.of(Flaw.TOO_DEEP);
+    }
+    if (code.equals(YamlCodes.YAML_101.id())) {
+      return Optional.of(Flaw.CONTROL_CHARACTER);
+    }
+    return code.equals(YamlCodes.YAML_102.id()) ? Optional.of(Flaw.OVERSIZE) : Optional.empty();
   }
 
   /** The text of a mapping's scalar value under {@code key}, before the mapping is checked. */
