@@ -107,7 +107,7 @@ class RuleValidation {
         return revision(name, body);
       }
       Site.Checked checked = access.site().checkRules(name, body);
-      return validation("rules", checked.rules().size(), checked.problems());
+      return validation("rules", checked.rules().size(), counted(checked.problems()));
     } catch (StackOverflowError e) {
       // The door bounds depth before the parser; this is the backstop (docs/hostile-input.md).
       throw new ApiError(422, "body", "too-deep: the document is nested too deeply to check");
@@ -126,7 +126,19 @@ class RuleValidation {
     RevisionDocument.Checked checked =
         RevisionDocument.check(name, body, access.site().basis(), access.gateway().siteName());
     return validation(
-        "revision", checked.ruleSet().map(r -> r.rules().size()).orElse(0), checked.problems());
+        "revision",
+        checked.ruleSet().map(r -> r.rules().size()).orElse(0),
+        counted(checked.problems()));
+  }
+
+  /** The door's refusals among the problems, counted under their reasons like MQTT's. */
+  private List<Problem> counted(List<Problem> problems) {
+    for (Problem p : problems) {
+      if (p.isError()) {
+        YamlFile.doorFlaw(p.code()).ifPresent(f -> access.gateway().refusedAtDoor(f));
+      }
+    }
+    return problems;
   }
 
   static Response validation(String kind, int rules, List<Problem> problems) {
