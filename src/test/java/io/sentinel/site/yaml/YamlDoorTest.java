@@ -23,7 +23,7 @@ class YamlDoorTest {
   void twentyThousandLevels_areTooDeep_withTheLine(String form) {
     String text =
         switch (form) {
-          case "flow" -> "a: 1\n" + "[".repeat(20_000) + "]".repeat(20_000);
+          case "flow" -> "a: " + "[".repeat(20_000) + "]".repeat(20_000);
           case "block" -> "- ".repeat(20_000) + "x\n";
           case "json" -> "{\"a\": ".repeat(20_000) + "1" + "}".repeat(20_000);
           default -> "{a: ".repeat(20_000) + "1" + "}".repeat(20_000);
