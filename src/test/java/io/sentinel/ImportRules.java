@@ -24,6 +24,7 @@ final class ImportRules {
   /** The pure core: a test drives it with a snapshot and a clock. */
   static final List<String> CORE =
       List.of(
+          "door",
           "point",
           "expr",
           "rule",
@@ -39,6 +40,7 @@ final class ImportRules {
 
   private static final List<String> ALL =
       List.of(
+          "door",
           "point",
           "expr",
           "rule",
@@ -65,11 +67,13 @@ final class ImportRules {
 
   static {
     Set<String> core = Set.copyOf(CORE);
+    // What may enter the gateway: pure checks and limits, imports none of ours.
+    MAY_IMPORT.put("door", Set.of());
     MAY_IMPORT.put("point", Set.of());
     MAY_IMPORT.put("expr", Set.of("point"));
     // The rule set carries its derived points' definitions (RuleSet holds a DerivedSet).
     MAY_IMPORT.put("rule", Set.of("point", "expr", "derived"));
-    MAY_IMPORT.put("site", Set.of("point", "expr", "rule", "derived"));
+    MAY_IMPORT.put("site", Set.of("door", "point", "expr", "rule", "derived"));
     MAY_IMPORT.put("derived", Set.of("point", "expr"));
     MAY_IMPORT.put("arbitration", Set.of("point", "rule"));
     MAY_IMPORT.put("engine", Set.of("point", "expr", "rule", "derived", "arbitration"));

@@ -30,6 +30,9 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
  */
 @Path("/api/v1")
 public class ApiResource {
+  private static final org.jboss.logging.Logger LOG =
+      org.jboss.logging.Logger.getLogger("io.sentinel.api");
+
   @Inject EngineReads reads;
   @Inject OperatorActions actions;
   @Inject RuleValidation validation;
@@ -110,7 +113,7 @@ public class ApiResource {
   public CompletionStage<String> override(
       @PathParam("id") String id,
       @HeaderParam(HttpHeaders.AUTHORIZATION) String authorization,
-      String body) {
+      byte[] body) {
     return actions.override(id, authorization, body);
   }
 
@@ -137,11 +140,12 @@ public class ApiResource {
       @PathParam("segment") String segment,
       @QueryParam("file") String file,
       @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-      String body) {
+      @HeaderParam(HttpHeaders.AUTHORIZATION) String authorization,
+      byte[] body) {
     if (!segment.equals("rules:validate")) {
       throw ApiError.notFound("path", "no endpoint POST /api/v1/" + segment);
     }
-    return validation.validate(file, contentType, body);
+    return validation.validate(file, contentType, authorization, body);
   }
 
   // ---- audit --------------------------------------------------------------------------------
@@ -200,6 +204,19 @@ public class ApiResource {
       // the engine stopped under the request (a gateway stopping or restarting)
       return refused(new ApiError(503, "", stopped.getMessage()));
     }
-    return refused(new ApiError(500, "", String.valueOf(e.getCause())));
+    return unexpected(e.getCause());
+  }
+
+  /**
+   * Anything else: a 500 that names no internal detail (no exception text, no SQL); the detail is
+   * in the gateway's log under SEN-103 (docs/hostile-input.md).
+   */
+  @ServerExceptionMapper
+  public Response unexpected(Throwable e) {
+    if (e instanceof jakarta.ws.rs.WebApplicationException w) {
+      return w.getResponse();
+    }
+    LOG.errorf(e, "SEN-103 an API request failed unexpectedly");
+    return refused(new ApiError(500, "", "internal error: the gateway's log says more"));
   }
 }

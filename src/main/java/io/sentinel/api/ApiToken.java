@@ -50,6 +50,16 @@ public class ApiToken {
         .map(t -> t.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** Whether the request carries this gateway's token (a larger body is then allowed). */
+  public boolean authenticated(String authorization) {
+    try {
+      require(authorization);
+      return true;
+    } catch (ApiError e) {
+      return false;
+    }
+  }
+
   /**
    * Lets a mutating request through, or refuses it: 401 when the {@code Authorization} header is
    * missing or not a bearer token (the request is not authenticated), 403 when it carries a token

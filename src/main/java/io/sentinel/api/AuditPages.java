@@ -1,6 +1,8 @@
 package io.sentinel.api;
 
 import io.sentinel.audit.AuditVerifier;
+import io.sentinel.door.Door;
+import io.sentinel.door.Refusal;
 import io.sentinel.store.History;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
@@ -14,6 +16,9 @@ import java.util.Optional;
 /** The audit log over HTTP: pages of NDJSON in chain order, and the chain verified. */
 @Singleton
 class AuditPages {
+  private static final org.jboss.logging.Logger LOG =
+      org.jboss.logging.Logger.getLogger("io.sentinel.api");
+
   static final String NDJSON = "application/x-ndjson";
   static final int DEFAULT_LIMIT = 1000;
   static final int MAX_LIMIT = 10_000;
@@ -43,7 +48,10 @@ class AuditPages {
                     last[0] = line.seq();
                   });
     } catch (Exception e) {
-      throw new ApiError(503, "", "the audit log cannot be read now: " + e.getMessage());
+      // The database's own text stays in the log: a response names no internal detail.
+      LOG.warnf("SEN-102 the audit log could not be read: %s", Door.printable(e.getMessage(), 300));
+      throw new ApiError(
+          503, "", "the audit log cannot be read now (the database is away or refused the query)");
     }
     Response.ResponseBuilder r =
         Response.ok(out.toString(), NDJSON).header("Sentinel-Audit-Count", n);
@@ -62,7 +70,10 @@ class AuditPages {
     try {
       v = access.gateway().history().verifyAudit();
     } catch (Exception e) {
-      throw new ApiError(503, "", "the audit log cannot be read now: " + e.getMessage());
+      LOG.warnf(
+          "SEN-106 the audit chain could not be verified: %s", Door.printable(e.getMessage(), 300));
+      throw new ApiError(
+          503, "", "the audit log cannot be read now (the database is away or refused the query)");
     }
     return new JsonObject()
         .put("intact", v.intact())
@@ -87,11 +98,22 @@ class AuditPages {
     if (text == null || text.isBlank()) {
       return Optional.empty();
     }
+    Instant t;
     try {
-      return Optional.of(OffsetDateTime.parse(text.trim()).toInstant());
+      t = OffsetDateTime.parse(text.trim()).toInstant();
     } catch (DateTimeParseException e) {
       throw ApiError.badRequest(
-          field, field + " '" + text + "' is not an ISO-8601 instant (e.g. 2026-11-30T10:00:00Z)");
+          field,
+          field
+              + " "
+              + Door.quote(text)
+              + " is not an ISO-8601 instant (e.g. 2026-11-30T10:00:00Z)");
+    }
+    try {
+      // PostgreSQL holds timestamps to year 294276: +294277-… is refused here, not by it (a 503).
+      return Optional.of(Door.queryTime(t, field));
+    } catch (Refusal r) {
+      throw ApiError.badRequest(field, r.flaw().wireName() + ": " + r.describe());
     }
   }
 
@@ -103,7 +125,7 @@ class AuditPages {
     try {
       v = Long.parseLong(text.trim());
     } catch (NumberFormatException e) {
-      throw ApiError.badRequest(field, field + " '" + text + "' is not a whole number");
+      throw ApiError.badRequest(field, field + " " + Door.quote(text) + " is not a whole number");
     }
     if (v < min || v > max) {
       throw ApiError.badRequest(field, field + " must lie in [" + min + ", " + max + "]");

@@ -1,35 +1,30 @@
 package io.sentinel.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sentinel.config.SentinelConfig;
+import io.sentinel.door.Door;
 import io.sentinel.engine.OperatorOverride;
 import io.sentinel.engine.RuleState;
 import io.sentinel.engine.RuleStatus;
 import io.sentinel.point.Value;
 import io.sentinel.runtime.EngineLoop;
 import io.sentinel.site.yaml.YamlFile;
-import io.sentinel.wire.PassLogJson;
 import io.sentinel.wire.Views;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.time.Duration;
-import java.util.Iterator;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 /** The API's operator requests (bearer token): resume a rule, set or clear an override. */
 @Singleton
 class OperatorActions {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<String> OVERRIDE_KEYS = Set.of("value", "expires_in", "by", "reason");
 
   @Inject GatewayAccess access;
   @Inject ApiToken token;
   @Inject SentinelConfig config;
+  @Inject Bodies bodies;
 
   CompletionStage<String> resume(String id, String authorization) {
     token.require(authorization);
@@ -62,19 +57,17 @@ class OperatorActions {
    * Body: {@code {"value": …, "expires_in": "30m", "by": "…", "reason": "…"}}; {@code value} and
    * {@code expires_in} are required.
    */
-  CompletionStage<String> override(String id, String authorization, String body) {
+  CompletionStage<String> override(String id, String authorization, byte[] body) {
     token.require(authorization);
-    JsonNode request = jsonBody(body);
-    Iterator<String> names = request.fieldNames();
-    while (names.hasNext()) {
-      String key = names.next();
+    JsonObject request = bodies.json(body, Bodies.OVERRIDE);
+    for (String key : request.fieldNames()) {
       if (!OVERRIDE_KEYS.contains(key)) {
         throw ApiError.badRequest(
             key, "unknown key '" + key + "'; allowed: by, expires_in, reason, value");
       }
     }
-    Value value = overrideValue(request.get("value"));
-    Duration expiresIn = overrideDuration(request.get("expires_in"));
+    Value value = overrideValue(request.getValue("value"));
+    Duration expiresIn = overrideDuration(request.getValue("expires_in"));
     String by = text(request, "by", "api", 100);
     String reason = text(request, "reason", "", 500);
     EngineLoop loop = access.loop();
@@ -110,47 +103,36 @@ class OperatorActions {
         .thenApply(o -> Views.override(o).put("cleared", true).encode());
   }
 
-  private static JsonNode jsonBody(String body) {
-    if (body == null || body.isBlank()) {
-      throw ApiError.badRequest("body", "empty body: send a JSON object");
-    }
-    JsonNode node;
-    try {
-      node = JSON.readTree(body);
-    } catch (JsonProcessingException e) {
-      throw ApiError.badRequest("body", "not JSON: " + e.getOriginalMessage());
-    }
-    if (node == null || !node.isObject()) {
-      throw ApiError.badRequest("body", "expected a JSON object");
-    }
-    return node;
-  }
-
-  private static Value overrideValue(JsonNode node) {
+  private static Value overrideValue(Object node) {
     if (node == null) {
       throw ApiError.badRequest("value", "value is required");
     }
-    Optional<Value> v = PassLogJson.value(node);
-    if (v.isEmpty() || !v.get().isPresent()) {
-      throw ApiError.badRequest("value", "value must be a JSON boolean, number or string");
+    if (node instanceof Boolean b) {
+      return Value.of(b);
     }
-    return v.get();
+    if (node instanceof Number n) {
+      return Value.of(n.doubleValue());
+    }
+    if (node instanceof String t) {
+      return Value.of(t);
+    }
+    throw ApiError.badRequest("value", "value must be a JSON boolean, number or string");
   }
 
-  private Duration overrideDuration(JsonNode node) {
+  private Duration overrideDuration(Object node) {
     Duration overrideMax = config.api().overrideMax();
-    if (node == null || !node.isTextual()) {
+    if (!(node instanceof String textValue)) {
       throw ApiError.badRequest(
           "expires_in", "expires_in is required: a duration such as \"30m\" or \"2h\"");
     }
     Duration d =
-        YamlFile.parseDuration(node.textValue())
+        YamlFile.parseDuration(textValue)
             .orElseThrow(
                 () ->
                     ApiError.badRequest(
                         "expires_in",
                         "'"
-                            + node.textValue()
+                            + Door.printable(textValue, 40)
                             + "' is not a duration (write e.g. 500ms, 30s, 20m, 1h30m)"));
     if (d.isZero() || d.compareTo(overrideMax) > 0) {
       throw ApiError.badRequest(
@@ -162,15 +144,15 @@ class OperatorActions {
     return d;
   }
 
-  private static String text(JsonNode request, String field, String fallback, int maxLength) {
-    JsonNode n = request.get(field);
-    if (n == null || n.isNull()) {
+  private static String text(JsonObject request, String field, String fallback, int maxLength) {
+    Object n = request.getValue(field);
+    if (n == null) {
       return fallback;
     }
-    if (!n.isTextual() || n.textValue().length() > maxLength) {
+    if (!(n instanceof String t) || t.length() > maxLength) {
       throw ApiError.badRequest(
           field, field + " must be a string of at most " + maxLength + " characters");
     }
-    return n.textValue();
+    return t;
   }
 }

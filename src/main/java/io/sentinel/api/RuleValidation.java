@@ -1,5 +1,6 @@
 package io.sentinel.api;
 
+import io.sentinel.door.Door;
 import io.sentinel.site.Site;
 import io.sentinel.site.revision.RevisionDocument;
 import io.sentinel.site.yaml.Problem;
@@ -9,9 +10,18 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jboss.logging.Logger;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 
@@ -21,25 +31,89 @@ import org.snakeyaml.engine.v2.nodes.Node;
  */
 @Singleton
 class RuleValidation {
-  @Inject GatewayAccess access;
+  private static final Logger LOG = Logger.getLogger("io.sentinel.api");
 
-  Response validate(String file, String contentType, String body) {
+  /** A check that takes longer is answered 503 (docs/hostile-input.md). */
+  static final Duration TIME_LIMIT = Duration.ofSeconds(10);
+
+  /** Checks at once, at most: a flood of requests waits at the door, not in memory. */
+  private static final int AT_ONCE = 2;
+
+  private final Semaphore slots = new Semaphore(AT_ONCE);
+  private final ExecutorService checker =
+      Executors.newFixedThreadPool(
+          AT_ONCE,
+          r -> {
+            Thread t = new Thread(r, "sentinel-validate");
+            t.setDaemon(true);
+            return t;
+          });
+
+  @Inject GatewayAccess access;
+  @Inject Bodies bodies;
+  @Inject ApiToken token;
+
+  Response validate(String file, String contentType, String authorization, byte[] raw) {
     if (contentType != null && !readableAsYaml(contentType)) {
       throw new ApiError(
           415,
           "Content-Type",
           "send the rule file as application/yaml, application/json or text/plain, not "
-              + contentType);
+              + Door.printable(contentType, 80));
     }
-    if (body == null || body.isBlank()) {
+    int limit =
+        token.authenticated(authorization)
+            ? Bodies.VALIDATE_AUTHENTICATED
+            : Bodies.VALIDATE_ANONYMOUS;
+    String body = bodies.text(raw, limit);
+    if (body.isBlank()) {
       throw ApiError.badRequest("body", "empty body: send a rule file (YAML or JSON)");
     }
-    String name = file == null || file.isBlank() ? "request.yaml" : file.trim();
-    if (isRevision(name, body)) {
-      return revision(name, body);
+    String name =
+        file == null || file.isBlank() ? "request.yaml" : bodies.line(file.trim(), "file");
+    if (!slots.tryAcquire()) {
+      throw new ApiError(
+          503, "", "busy: " + AT_ONCE + " validations are under way; try again in a moment");
     }
-    Site.Checked checked = access.site().checkRules(name, body);
-    return validation("rules", checked.rules().size(), checked.problems());
+    Future<Response> check;
+    try {
+      check = checker.submit(() -> check(name, body));
+    } catch (RuntimeException e) {
+      slots.release();
+      throw e;
+    }
+    try {
+      return check.get(TIME_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      check.cancel(true);
+      LOG.warnf("SEN-104 validating %s took over %d s: answered 503", name, TIME_LIMIT.toSeconds());
+      throw new ApiError(
+          503, "body", "the check took longer than " + TIME_LIMIT.toSeconds() + " s: refused");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiError(503, "", "the gateway is stopping");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof ApiError a) {
+        throw a;
+      }
+      LOG.errorf(e.getCause(), "SEN-105 validating %s failed", name);
+      throw new ApiError(500, "", "internal error: the gateway's log says more");
+    }
+  }
+
+  private Response check(String name, String body) {
+    try {
+      if (isRevision(name, body)) {
+        return revision(name, body);
+      }
+      Site.Checked checked = access.site().checkRules(name, body);
+      return validation("rules", checked.rules().size(), counted(checked.problems()));
+    } catch (StackOverflowError e) {
+      // The door bounds depth before the parser; this is the backstop (docs/hostile-input.md).
+      throw new ApiError(422, "body", "too-deep: the document is nested too deeply to check");
+    } finally {
+      slots.release();
+    }
   }
 
   /**
@@ -52,7 +126,19 @@ class RuleValidation {
     RevisionDocument.Checked checked =
         RevisionDocument.check(name, body, access.site().basis(), access.gateway().siteName());
     return validation(
-        "revision", checked.ruleSet().map(r -> r.rules().size()).orElse(0), checked.problems());
+        "revision",
+        checked.ruleSet().map(r -> r.rules().size()).orElse(0),
+        counted(checked.problems()));
+  }
+
+  /** The door's refusals among the problems, counted under their reasons like MQTT's. */
+  private List<Problem> counted(List<Problem> problems) {
+    for (Problem p : problems) {
+      if (p.isError()) {
+        YamlFile.doorFlaw(p.code()).ifPresent(f -> access.gateway().refusedAtDoor(f));
+      }
+    }
+    return problems;
   }
 
   static Response validation(String kind, int rules, List<Problem> problems) {

@@ -1,5 +1,7 @@
 package io.sentinel.mqtt;
 
+import io.sentinel.door.Door;
+import io.sentinel.door.Refusal;
 import io.sentinel.point.MeasureUnit;
 import io.sentinel.point.PointSource;
 import io.sentinel.point.PointSpec;
@@ -9,14 +11,10 @@ import io.sentinel.point.Registry;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.sentinel.point.ValueMap;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.Json;
+import io.sentinel.wire.JsonDoor;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,8 +25,9 @@ import java.util.Set;
 /**
  * Turns an MQTT message into samples, or into rejections with a reason, never both for one point.
  * It maps and checks; it decides nothing (a value out of range is taken: the point table keeps it
- * with quality bad). JSON is read with Vert.x's {@link Json} (Jackson underneath, whose limits on
- * nesting depth and number length also hold here).
+ * with quality bad). JSON is read at the door ({@link JsonDoor}: strict UTF-8, bounded size and
+ * depth, no duplicate key, no control character, finite numbers); a number is checked finite again
+ * after conversion to its point's unit, and a device {@code ts} inside the door's window.
  *
  * <p>Two kinds of topic: the gateway's own {@code sentinel/<site>/points/<id>} (a JSON object with
  * {@code value}, and optionally {@code quality}, {@code ts}, {@code unit}; or a bare scalar), and
@@ -160,13 +159,20 @@ public final class IngestDecoder {
     }
     Object document;
     try {
-      document = Json.decodeValue(Buffer.buffer(payload));
-    } catch (DecodeException | IllegalStateException e) {
-      if (mapped == null || mapped.stream().noneMatch(m -> m.path().whole())) {
-        return rejected(RejectReason.UNREADABLE_JSON, topic, null, firstLine(e.getMessage()));
+      document = JsonDoor.read(payload, maxPayloadBytes, "payload");
+    } catch (Refusal r) {
+      if (r.flaw() != io.sentinel.door.Flaw.UNREADABLE_JSON
+          || mapped == null
+          || mapped.stream().noneMatch(m -> m.path().whole())) {
+        return rejected(RejectReason.of(r.flaw()), topic, null, r.describe());
       }
-      // A device that publishes a bare word (Tasmota's stat/<dev>/POWER: ON): json_path $ takes it.
-      document = new DeviceText(new String(payload, StandardCharsets.UTF_8).trim());
+      // A device that publishes a bare word (Tasmota's stat/<dev>/POWER: ON): json_path $ takes it,
+      // through the same door (strict UTF-8 already checked, no control character).
+      try {
+        document = new DeviceText(Door.line(Door.utf8(payload, "payload").trim(), "payload"));
+      } catch (Refusal bad) {
+        return rejected(RejectReason.of(bad.flaw()), topic, null, bad.describe());
+      }
     }
     if (mapped == null) {
       return decodeOwn(topic, topic.substring(pointsPrefix.length()), document, receivedAt);
@@ -296,17 +302,9 @@ public final class IngestDecoder {
     Optional<Instant> deviceTime = Optional.empty();
     if (ts != null) {
       try {
-        if (!(ts instanceof String s)) {
-          throw new DateTimeParseException("not a string", String.valueOf(ts), 0);
-        }
-        deviceTime = Optional.of(Instant.parse(s));
-      } catch (DateTimeParseException e) {
-        return rejected(
-            RejectReason.BAD_TIMESTAMP,
-            topic,
-            spec,
-            "ts must be an ISO-8601 instant such as 2026-11-30T10:00:00Z, found "
-                + clip(String.valueOf(ts)));
+        deviceTime = Optional.of(Door.deviceTime(ts, at, "ts"));
+      } catch (Refusal r) {
+        return rejected(RejectReason.of(r.flaw()), topic, spec, r.describe());
       }
     }
     MeasureUnit unit = spec.unit();
@@ -372,7 +370,7 @@ public final class IngestDecoder {
       }
       double d = number.doubleValue();
       if (!type.accepts(Value.of(d))) {
-        return Typed.no(RejectReason.WRONG_TYPE, spec.id() + ": not a finite number");
+        return Typed.no(RejectReason.NOT_FINITE, spec.id() + ": not a finite number");
       }
       if (unitGiven && !unit.equals(n.unit())) {
         if (!unit.isCompatible(n.unit())) {
@@ -381,6 +379,18 @@ public final class IngestDecoder {
               spec.id() + " is in " + n.unit().describe() + ", not " + unit.describe());
         }
         d = unit.converterTo(n.unit()).applyAsDouble(d);
+        if (!Double.isFinite(d)) {
+          // 1e304 bar is finite, in Pa it is not: refused here, never handed to the pass.
+          return Typed.no(
+              RejectReason.NOT_FINITE,
+              spec.id()
+                  + ": "
+                  + clip(String.valueOf(number))
+                  + " "
+                  + unit.describe()
+                  + " is not a finite number in "
+                  + n.unit().describe());
+        }
       }
       return new Typed(Value.of(d), null);
     }
@@ -452,14 +462,6 @@ public final class IngestDecoder {
   }
 
   private static String clip(String s, int max) {
-    StringBuilder b = new StringBuilder();
-    s.codePoints().limit(max).forEach(c -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c));
-    return s.codePointCount(0, s.length()) > max ? b.append('…').toString() : b.toString();
-  }
-
-  private static String firstLine(String message) {
-    String m = message == null ? "not JSON" : message;
-    int nl = m.indexOf('\n');
-    return clip(nl < 0 ? m : m.substring(0, nl), 160);
+    return Door.printable(s, max);
   }
 }

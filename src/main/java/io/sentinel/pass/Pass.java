@@ -28,8 +28,15 @@ public final class Pass {
   private final CommandPlane plane;
   private final Optional<SimulatedDriver> simulated;
 
-  /** What one pass produced: the engine's result and what the command plane reported. */
-  public record Outcome(PassResult result, PlaneOutput plane) {}
+  /**
+   * What one pass produced: the engine's result, what the command plane reported, and the samples
+   * it refused alone ({@link Admission}).
+   */
+  public record Outcome(PassResult result, PlaneOutput plane, List<Admission.Refused> refused) {
+    public Outcome(PassResult result, PlaneOutput plane) {
+      this(result, plane, List.of());
+    }
+  }
 
   /** Sees the engine's result before the command plane acts on it (the log keeps it first). */
   @FunctionalInterface
@@ -90,15 +97,18 @@ public final class Pass {
   }
 
   /**
-   * One pass at {@code now}: the engine takes the samples and the timers due, {@code recorder} sees
-   * its result, then the command plane takes the result and runs what fell due.
+   * One pass at {@code now}: the engine takes the samples (those it can hold: {@link Admission})
+   * and the timers due, {@code recorder} sees its result, then the command plane takes the result
+   * and runs what fell due.
    */
   public Outcome run(Instant now, List<Sample> samples, boolean lagging, Recorder recorder) {
-    PassResult result = engine.pass(now, samples, lagging);
+    List<Admission.Refused> refused = new ArrayList<>(0);
+    PassResult result =
+        engine.pass(now, Admission.admit(engine.points(), samples, refused), lagging);
     recorder.decided(now, result);
     PlaneOutput applied = plane.apply(now, result);
     PlaneOutput ticked = plane.tick(now);
-    return new Outcome(result, merge(applied, ticked, confirmSimulated(now)));
+    return new Outcome(result, merge(applied, ticked, confirmSimulated(now)), refused);
   }
 
   /** {@link #run(Instant, List, boolean, Recorder)} with nothing to record. */

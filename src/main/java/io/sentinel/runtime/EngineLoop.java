@@ -7,6 +7,7 @@ import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.SelfPoint;
+import io.sentinel.pass.Admission;
 import io.sentinel.pass.Pass;
 import io.sentinel.passlog.Observation;
 import io.sentinel.point.Sample;
@@ -24,6 +25,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -136,6 +138,7 @@ public final class EngineLoop {
   private long lastPassNanos = System.nanoTime() - CYCLE_NANOS;
   private volatile boolean stopped;
   private volatile Consumer<Throwable> fatal = e -> {};
+  private volatile BiConsumer<Sample, String> refused = (s, why) -> {};
 
   public EngineLoop(
       Vertx vertx,
@@ -170,6 +173,11 @@ public final class EngineLoop {
           follower = f;
           rearm();
         });
+  }
+
+  /** Who hears of a sample the pass could not take ({@link Admission}): counted, not lost. */
+  public void onRefused(BiConsumer<Sample, String> handler) {
+    this.refused = handler;
   }
 
   /** The first pass: the engine's start (fail-safe interlocks) reaches the command plane. */
@@ -535,8 +543,15 @@ public final class EngineLoop {
               ? o
               : new Observation(
                   o.pointId(), o.value(), o.quality(), o.source(), o.observedAt(), at);
+      Sample sample = taken.toSample();
+      Optional<String> refusal = Admission.refusal(composition.engine().points(), sample);
+      if (refusal.isPresent()) {
+        // One sample the pass cannot hold costs only itself: counted, and left out of the log.
+        refused.accept(sample, refusal.get());
+        continue;
+      }
       observations.add(taken);
-      batch.add(taken.toSample());
+      batch.add(sample);
     }
     boolean lagNow = lag.end(now);
     long[] seq = {-1};

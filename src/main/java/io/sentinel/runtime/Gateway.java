@@ -497,6 +497,14 @@ public class Gateway {
                 new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop)),
             new JournalPassLog(recorder, store.journal()));
     loop.onFatal(this::engineLost);
+    loop.onRefused(
+        (sample, why) -> {
+          metrics.rejected(io.sentinel.mqtt.RejectReason.INVALID_SAMPLE);
+          LOG.warnf(
+              "SEN-101 a sample the pass cannot hold was dropped alone (counted in"
+                  + " sentinel_ingest_rejected_total): %s",
+              io.sentinel.door.Door.printable(why, 300));
+        });
   }
 
   private EngineLimits limits() {
@@ -698,5 +706,13 @@ public class Gateway {
   /** Rejections counted since start, all reasons. */
   public double rejectedTotal() {
     return metrics.rejectedTotal();
+  }
+
+  /**
+   * A refusal at another door than MQTT's (an HTTP body or parameter): counted under the same
+   * reasons, in {@code sentinel_ingest_rejected_total} (docs/hostile-input.md).
+   */
+  public void refusedAtDoor(io.sentinel.door.Flaw flaw) {
+    metrics.rejected(io.sentinel.mqtt.RejectReason.of(flaw));
   }
 }

@@ -1,5 +1,6 @@
 package io.sentinel.runtime;
 
+import io.sentinel.door.Door;
 import io.sentinel.mqtt.IngestDecoder;
 import io.sentinel.mqtt.LiveFacts;
 import io.sentinel.mqtt.MqttConnection;
@@ -108,11 +109,14 @@ final class MqttIngest implements MqttConnection.Inbound {
     long previous = last.get();
     if ((previous == 0 || now - previous > Duration.ofSeconds(10).toNanos())
         && last.compareAndSet(previous, now)) {
+      // Escaped: a topic or a quoted value may carry ANSI escapes or NUL (docs/hostile-input.md).
       LOG.warnf(
           "SEN-006 rejected %s on %s: %s (counted in sentinel_ingest_rejected_total)",
-          r.reason().wireName(), r.topic(), r.message());
+          r.reason().wireName(), Door.printable(r.topic(), 200), Door.printable(r.message(), 400));
     } else {
-      LOG.debugf("rejected %s on %s: %s", r.reason().wireName(), r.topic(), r.message());
+      LOG.debugf(
+          "rejected %s on %s: %s",
+          r.reason().wireName(), Door.printable(r.topic(), 200), Door.printable(r.message(), 400));
     }
   }
 }

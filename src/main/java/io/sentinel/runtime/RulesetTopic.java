@@ -1,8 +1,11 @@
 package io.sentinel.runtime;
 
 import io.sentinel.command.PlaneOutput;
+import io.sentinel.door.Door;
+import io.sentinel.door.Flaw;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.mqtt.MqttConnection;
+import io.sentinel.mqtt.RejectReason;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.rule.RuleChanges;
 import io.sentinel.site.Site;
@@ -11,6 +14,7 @@ import io.sentinel.site.revision.RevisionDocument;
 import io.sentinel.site.revision.RevisionGate;
 import io.sentinel.site.yaml.Problem;
 import io.sentinel.site.yaml.Problems;
+import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Revisions;
 import io.sentinel.wire.Payloads;
@@ -128,6 +132,23 @@ final class RulesetTopic implements AutoCloseable {
       p.error(RevisionCodes.REV_099, topics.ruleset(), 0, "", "internal error: " + e);
       reject(
           new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()), "", text(payload));
+    } catch (StackOverflowError | OutOfMemoryError e) {
+      // Never a silent death of this thread: the document is rejected with a status and a record.
+      // The door bounds depth and size first (docs/hostile-input.md); this is the backstop.
+      LOG.errorf("SEN-100 a revision document exhausted the revision thread (%s): rejected", e);
+      Problems p = new Problems();
+      p.error(
+          RevisionCodes.REV_100,
+          topics.ruleset(),
+          0,
+          "",
+          "the document could not be checked within the revision thread's "
+              + (e instanceof StackOverflowError ? "stack" : "memory")
+              + ": rejected unread");
+      reject(
+          new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()),
+          "",
+          Optional.empty());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -343,10 +364,13 @@ final class RulesetTopic implements AutoCloseable {
     String which = r.revision().isPresent() ? "revision " + r.revision().getAsLong() : "revision";
     List<Problem> errors = r.problems().stream().filter(Problem::isError).toList();
     metrics.revision("rejected", r.reason());
+    for (Problem p : errors) {
+      doorFlaw(p.code()).ifPresent(f -> metrics.rejected(RejectReason.of(f)));
+    }
     LOG.warnf(
         "SEN-037 %s rejected (%s), revision %d stays active: %d problem(s)",
         which, r.reason(), active.revision(), errors.size());
-    r.problems().forEach(p -> LOG.warn(p.format()));
+    r.problems().forEach(p -> LOG.warn(Door.printable(p.format(), 2000)));
     try {
       revisions.recordRejected(
           r.revision(),
@@ -405,6 +429,17 @@ final class RulesetTopic implements AutoCloseable {
         new ControlEvent(
             kind, revision > 0 ? "revision " + revision : "revision", message, clock.instant());
     loop.onContext(() -> new PlaneOutput(List.of(e), List.of()));
+  }
+
+  /** A problem that is the door's refusal, counted under its reason like an MQTT rejection. */
+  private static Optional<Flaw> doorFlaw(String code) {
+    if (code.equals(RevisionCodes.REV_008.id())) {
+      return Optional.of(Flaw.OVERSIZE);
+    }
+    if (code.equals(RevisionCodes.REV_009.id())) {
+      return Optional.of(Flaw.BAD_ENCODING);
+    }
+    return YamlFile.doorFlaw(code);
   }
 
   private static Optional<String> text(byte[] payload) {

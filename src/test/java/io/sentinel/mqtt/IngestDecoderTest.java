@@ -110,7 +110,7 @@ class IngestDecoderTest {
         "UNKNOWN_POINT   | no.such     | 1",
         "NOT_AN_INPUT    | pump        | true",
         "WRONG_TYPE      | boiler.flow | \"42\"",
-        "WRONG_TYPE      | boiler.flow | 1e999",
+        "NOT_FINITE      | boiler.flow | 1e999",
         "WRONG_TYPE      | boiler.flow | [42]",
         "WRONG_TYPE      | door.closed | 1",
         "WRONG_TYPE      | door.closed | {\"value\": {\"on\": true}}",
@@ -137,12 +137,12 @@ class IngestDecoderTest {
   }
 
   @Test
-  void invalidUtf8_isUnreadable() {
+  void invalidUtf8_isABadEncoding() {
     byte[] payload = {'"', (byte) 0xC3, (byte) 0x28, '"'};
     var d = decoder.decode(TOPICS.point("label"), payload, AT);
     assertThat(d.rejections())
         .extracting(IngestDecoder.Rejection::reason)
-        .containsExactly(RejectReason.UNREADABLE_JSON);
+        .containsExactly(RejectReason.BAD_ENCODING);
   }
 
   @Test
@@ -158,8 +158,10 @@ class IngestDecoderTest {
   @Test
   void hostileText_isQuotedClippedAndWithoutControlCharacters() {
     var d = own("mode", "\"" + "\\u0007x".repeat(100) + "\"");
-    String message = d.rejections().get(0).message();
-    assertThat(message).doesNotContain("\u0007").contains("…");
+    assertThat(d.rejections().get(0).reason()).isEqualTo(RejectReason.CONTROL_CHARACTER);
+    assertThat(d.rejections().get(0).message()).doesNotContain("\u0007").contains("U+0007");
+    String message = own("mode", "\"" + "x".repeat(100) + "\"").rejections().get(0).message();
+    assertThat(message).contains("…");
     assertThat(message.length()).isLessThan(120);
   }
 

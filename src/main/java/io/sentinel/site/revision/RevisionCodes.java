@@ -32,5 +32,6 @@ public enum RevisionCodes implements Code {
   REV_110,
   REV_111,
   REV_098,
-  REV_099;
+  REV_099,
+  REV_100;
 }

@@ -19,5 +19,8 @@ public enum YamlCodes implements Code {
   YAML_015,
   YAML_020,
   YAML_021,
-  YAML_022;
+  YAML_022,
+  YAML_100,
+  YAML_101,
+  YAML_102;
 }

@@ -1,5 +1,8 @@
 package io.sentinel.site.yaml;
 
+import io.sentinel.door.Door;
+import io.sentinel.door.Flaw;
+import io.sentinel.door.Refusal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -11,8 +14,8 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
 import org.snakeyaml.engine.v2.common.ScalarStyle;
+import org.snakeyaml.engine.v2.composer.Composer;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
@@ -60,21 +63,68 @@ public final class YamlFile {
             .setLabel(file)
             .setUseMarks(true)
             .setMaxAliasesForCollections(50)
+            .setCodePointLimit(Door.MAX_YAML_CODE_POINTS)
             .build();
     List<Node> out = new ArrayList<>();
+    if (text.length() > Door.MAX_YAML_CODE_POINTS) {
+      // Refused unread, before any parser allocates for it (a UTF-16 length bounds the code
+      // points).
+      problems.error(
+          YamlCodes.YAML_102,
+          file,
+          0,
+          "",
+          "oversize: a YAML or JSON document is at most "
+              + Door.MAX_YAML_CODE_POINTS
+              + " characters; this one has "
+              + text.length());
+      return out;
+    }
     try {
-      for (Node n : new Compose(settings).composeAllFromString(text)) {
-        out.add(n);
+      Composer composer = new Composer(settings, new DoorParser(settings, text));
+      while (composer.hasNext()) {
+        out.add(composer.next());
       }
+    } catch (Refusal r) {
+      problems.error(
+          r.flaw() == Flaw.TOO_DEEP
+              ? YamlCodes.YAML_100
+              : r.flaw() == Flaw.CONTROL_CHARACTER ? YamlCodes.YAML_101 : YamlCodes.YAML_102,
+          file,
+          r.where().startsWith("line ") ? Integer.parseInt(r.where().substring(5)) : 0,
+          "",
+          r.flaw().wireName() + ": " + r.getMessage());
+      out.clear();
     } catch (MarkedYamlEngineException e) {
       int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
-      problems.error(YamlCodes.YAML_001, file, line, "", "not valid YAML: " + e.getProblem());
+      problems.error(
+          YamlCodes.YAML_001,
+          file,
+          line,
+          "",
+          "not valid YAML: " + Door.printable(e.getProblem(), 300));
       out.clear();
     } catch (YamlEngineException e) {
-      problems.error(YamlCodes.YAML_001, file, 0, "", "not valid YAML: " + e.getMessage());
+      problems.error(
+          YamlCodes.YAML_001,
+          file,
+          0,
+          "",
+          "not valid YAML: " + Door.printable(e.getMessage(), 300));
       out.clear();
     }
     return out;
+  }
+
+  /** The door's flaw a problem code of {@link #parseAll} stands for, if it is one of the door's. */
+  public static Optional<Flaw> doorFlaw(String code) {
+    if (code.equals(YamlCodes.YAML_100.id())) {
+      return Optional.of(Flaw.TOO_DEEP);
+    }
+    if (code.equals(YamlCodes.YAML_101.id())) {
+      return Optional.of(Flaw.CONTROL_CHARACTER);
+    }
+    return code.equals(YamlCodes.YAML_102.id()) ? Optional.of(Flaw.OVERSIZE) : Optional.empty();
   }
 
   /** The text of a mapping's scalar value under {@code key}, before the mapping is checked. */
