@@ -142,7 +142,8 @@ class NativeConfigTest {
             "io.sentinel.nativeimage.fixture.Bindings$ReadByClass",
             "io.sentinel.nativeimage.fixture.Bindings$WrittenByValue",
             "io.sentinel.nativeimage.fixture.Bindings$Annotated",
-            "io.sentinel.nativeimage.fixture.Bindings$Registered");
+            "io.sentinel.nativeimage.fixture.Bindings$Registered",
+            "io.sentinel.nativeimage.fixture.Bindings$LoadedByName");
     assertThat(annotated("io.sentinel.nativeimage.fixture.Bindings$Registered")).isTrue();
     assertThat(annotated("io.sentinel.nativeimage.fixture.Bindings$ReadByClass")).isFalse();
   }
