@@ -36,7 +36,8 @@ class NativeConfigTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String REGISTER = "io.quarkus.runtime.annotations.RegisterForReflection";
   private static final Path OUR_CLASSES = Path.of("target/classes/io/sentinel");
-  private static final Path FIXTURES = Path.of("target/test-classes/io/sentinel/nativeimage/fixture");
+  private static final Path FIXTURES =
+      Path.of("target/test-classes/io/sentinel/nativeimage/fixture");
 
   @Test
   void everyClassMethodAndFieldItNamesExists() throws IOException {
@@ -205,7 +206,8 @@ class NativeConfigTest {
         boolean found =
             candidates.anyMatch(
                 e ->
-                    descriptor(e).equals(m.desc) && Modifier.isStatic(e.getModifiers()) == isStatic);
+                    descriptor(e).equals(m.desc)
+                        && Modifier.isStatic(e.getModifiers()) == isStatic);
         if (!found) {
           missing.add(target.getName() + "." + m.name + m.desc);
         }

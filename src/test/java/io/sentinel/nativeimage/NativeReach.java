@@ -86,11 +86,11 @@ final class NativeReach {
   }
 
   /**
-   * Each method of ours that touches a kept-out library and that the analysis could reach, with
-   * the type it touches. Reachable: every method of a class that is no substitution's target; in
-   * a target, every method that is neither substituted nor private, and what those call in the
-   * class (directly or by a lambda). A class nested in a target is taken as reached only through
-   * it (EmbeddedBroker's Moquette observer).
+   * Each method of ours that touches a kept-out library and that the analysis could reach, with the
+   * type it touches. Reachable: every method of a class that is no substitution's target; in a
+   * target, every method that is neither substituted nor private, and what those call in the class
+   * (directly or by a lambda). A class nested in a target is taken as reached only through it
+   * (EmbeddedBroker's Moquette observer).
    */
   Map<String, String> reachableUsesOfKeptOut() {
     Map<String, Set<String>> substituted = new TreeMap<>();

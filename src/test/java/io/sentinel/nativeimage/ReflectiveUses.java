@@ -32,9 +32,9 @@ import org.objectweb.asm.tree.analysis.SimpleVerifier;
  * data-binding call ({@code readValue(json, X.class)}, {@code mapTo(X.class)} ...); a value of our
  * type handed to a serialising call ({@code writeValueAsString(x)}, {@code JsonObject.mapFrom(x)}
  * ...), by the argument's static type; a class named in a {@code META-INF/services} file; a class
- * loaded by a constant name ({@code Class.forName}, {@code ClassLoader.loadClass}). Not
- * found: one of our values inside a Map or List that is serialised later (the code serialises Maps
- * of plain values by design: docs/native.md).
+ * loaded by a constant name ({@code Class.forName}, {@code ClassLoader.loadClass}). Not found: one
+ * of our values inside a Map or List that is serialised later (the code serialises Maps of plain
+ * values by design: docs/native.md).
  */
 final class ReflectiveUses {
   private static final String OURS = "io/sentinel/";
