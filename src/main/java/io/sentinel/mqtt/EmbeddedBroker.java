@@ -69,12 +69,11 @@ public final class EmbeddedBroker implements AutoCloseable {
    * receives (a test's view from the broker's side, which survives clients' reconnections).
    */
   public static EmbeddedBroker start(String host, int port, BiConsumer<String, byte[]> published) {
-    // A native image is the Pi's gateway, which uses a real server (docs/native.md). The property
-    // is the one GraalVM's ImageInfo reads; its SDK is not on our class path.
+    // A native image is the Pi's gateway, which uses a real server (docs/native.md). There this
+    // method is replaced by EmbeddedBrokerSubstitutions (Moquette stays out of the image); the
+    // property is the one GraalVM's ImageInfo reads, which lets a JVM test see the refusal.
     if ("runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
-      throw new IllegalStateException(
-          "the native image has no embedded MQTT broker: set SENTINEL_MQTT_URL to a running one"
-              + " (docs/native.md)");
+      throw notInNativeImage();
     }
     requireLoopback(host);
     int chosen = port == 0 ? freePort(host) : port;
@@ -106,6 +105,13 @@ public final class EmbeddedBroker implements AutoCloseable {
       throw new UncheckedIOException("the embedded MQTT broker did not start", e);
     }
     return new EmbeddedBroker(server, host, chosen);
+  }
+
+  /** The refusal of a native image, which has no Moquette (docs/native.md). */
+  static IllegalStateException notInNativeImage() {
+    return new IllegalStateException(
+        "the native image has no embedded MQTT broker: set SENTINEL_MQTT_URL to a running one"
+            + " (docs/native.md)");
   }
 
   public int port() {

@@ -61,12 +61,11 @@ public final class EmbeddedDatabase implements AutoCloseable {
   public static EmbeddedDatabase start(
       Path dataDir, Path binariesDir, boolean keepData, int port, boolean stopAtJvmExit)
       throws IOException {
-    // A native image is the Pi's gateway, which uses a real server (docs/native.md). The property
-    // is the one GraalVM's ImageInfo reads; its SDK is not on our class path.
+    // A native image is the Pi's gateway, which uses a real server (docs/native.md). There this
+    // method is replaced by EmbeddedDatabaseSubstitutions (zonky stays out of the image); the
+    // property is the one GraalVM's ImageInfo reads, which lets a JVM test see the refusal.
     if ("runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode"))) {
-      throw new IllegalStateException(
-          "the native image has no embedded PostgreSQL: set SENTINEL_DB_URL to a running one"
-              + " (docs/native.md)");
+      throw notInNativeImage();
     }
     Files.createDirectories(dataDir);
     Files.createDirectories(binariesDir);
@@ -86,6 +85,13 @@ public final class EmbeddedDatabase implements AutoCloseable {
     EmbeddedDatabase db = new EmbeddedDatabase(server, dataDir);
     db.createDatabase();
     return db;
+  }
+
+  /** The refusal of a native image, which has no zonky binaries (docs/native.md). */
+  static IllegalStateException notInNativeImage() {
+    return new IllegalStateException(
+        "the native image has no embedded PostgreSQL: set SENTINEL_DB_URL to a running one"
+            + " (docs/native.md)");
   }
 
   /** The database a store should use. */

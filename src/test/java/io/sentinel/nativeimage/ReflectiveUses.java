@@ -31,9 +31,10 @@ import org.objectweb.asm.tree.analysis.SimpleVerifier;
  * needs registered. Found: a class with a Jackson annotation; a class literal handed to a
  * data-binding call ({@code readValue(json, X.class)}, {@code mapTo(X.class)} ...); a value of our
  * type handed to a serialising call ({@code writeValueAsString(x)}, {@code JsonObject.mapFrom(x)}
- * ...), by the argument's static type; a class named in a {@code META-INF/services} file. Not
- * found: one of our values inside a Map or List that is serialised later (the code serialises Maps
- * of plain values by design: docs/native.md).
+ * ...), by the argument's static type; a class named in a {@code META-INF/services} file; a class
+ * loaded by a constant name ({@code Class.forName}, {@code ClassLoader.loadClass}). Not found: one
+ * of our values inside a Map or List that is serialised later (the code serialises Maps of plain
+ * values by design: docs/native.md).
  */
 final class ReflectiveUses {
   private static final String OURS = "io/sentinel/";
@@ -120,6 +121,7 @@ final class ReflectiveUses {
       }
     }
     String where = c.name.replace('/', '.') + "." + m.name;
+    loadedByName(m, where, uses);
     if (bindsByClass) {
       for (AbstractInsnNode insn : m.instructions) {
         if (insn instanceof LdcInsnNode ldc
@@ -152,6 +154,26 @@ final class ReflectiveUses {
             uses.putIfAbsent(t.getClassName(), "serialised by value in " + where);
           }
         }
+      }
+    }
+  }
+
+  /**
+   * A class of ours loaded by a constant name ({@code Class.forName("io.sentinel...")}, {@code
+   * ClassLoader.loadClass}): the name is the last string constant before the call.
+   */
+  private static void loadedByName(MethodNode m, String where, Map<String, String> uses) {
+    String last = null;
+    for (AbstractInsnNode insn : m.instructions) {
+      if (insn instanceof LdcInsnNode ldc && ldc.cst instanceof String name) {
+        last = name;
+      } else if (insn instanceof MethodInsnNode call
+          && last != null
+          && last.startsWith(OURS.replace('/', '.'))
+          && ((call.owner.equals("java/lang/Class") && call.name.equals("forName"))
+              || (call.owner.equals("java/lang/ClassLoader") && call.name.equals("loadClass")))) {
+        uses.putIfAbsent(last, "loaded by name in " + where);
+        last = null;
       }
     }
   }
