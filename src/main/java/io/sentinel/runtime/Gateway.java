@@ -467,6 +467,17 @@ public class Gateway {
         new PassRecorder(
             store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
     recorder.restored(kept.overrides());
+    // Replay reproduces each start as a cold start of this revision (docs/replay.md).
+    store
+        .journal()
+        .offerEvent(
+            new io.sentinel.engine.ControlEvent(
+                io.sentinel.store.Timelines.STARTED,
+                "core",
+                "revision "
+                    + active.revision()
+                    + ": cold start, every rule in warmup, fail-safe interlocks asserted",
+                started));
     CommandPlane plane =
         new CommandPlane(
             active.ruleSet(),
