@@ -183,7 +183,7 @@ public final class ReplayCommand implements Callable<Integer> {
     Timeline timeline = window.timeline().orElse(Timeline.coldStart(start.minus(leadTime.get())));
     Replay.Outcome outcome =
         new Replay(byRevision, replacement, EngineLimits.DEFAULT)
-            .run(window.observations(), timeline, start, end);
+            .run(window.observations(), timeline, end);
     outcome
         .skipped()
         .forEach(

@@ -28,12 +28,14 @@ public record Timeline(
   }
 
   /**
-   * A start of the engine: cold, with {@code state} taken back, running {@code revision} (0: not
-   * known from the log; the site's files).
+   * A start of the engine: cold at {@code engineStart} (its fail-safe claims carry that instant),
+   * with {@code state} taken back, running {@code revision} (0: not known from the log; the site's
+   * files), its first pass at {@code at} (where its commands are stamped).
    *
    * @param recorded whether the log recorded it, or replay assumed it at the window's lead
    */
-  public record Start(Instant at, long revision, RestartState state, boolean recorded) {}
+  public record Start(
+      Instant engineStart, Instant at, long revision, RestartState state, boolean recorded) {}
 
   /** A revision that became the active rule set between two passes at {@code at}. */
   public record Activation(Instant at, long revision) {}
@@ -49,6 +51,6 @@ public record Timeline(
   /** A single cold start at {@code at} with nothing taken back (an exported file's window). */
   public static Timeline coldStart(Instant at) {
     return new Timeline(
-        List.of(new Start(at, 0, RestartState.NONE, false)), List.of(), List.of(), List.of());
+        List.of(new Start(at, at, 0, RestartState.NONE, false)), List.of(), List.of(), List.of());
   }
 }

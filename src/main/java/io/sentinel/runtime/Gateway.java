@@ -467,17 +467,6 @@ public class Gateway {
         new PassRecorder(
             store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
     recorder.restored(kept.overrides());
-    // Replay reproduces each start as a cold start of this revision (docs/replay.md).
-    store
-        .journal()
-        .offerEvent(
-            new io.sentinel.engine.ControlEvent(
-                io.sentinel.store.Timelines.STARTED,
-                "core",
-                "revision "
-                    + active.revision()
-                    + ": cold start, every rule in warmup, fail-safe interlocks asserted",
-                started));
     CommandPlane plane =
         new CommandPlane(
             active.ruleSet(),
@@ -506,8 +495,27 @@ public class Gateway {
                 mqtt,
                 vertx,
                 new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop)),
-            new JournalPassLog(recorder, store.journal()));
+            new JournalPassLog(recorder, store.journal(), started(active.revision())));
     loop.onFatal(this::engineLost);
+  }
+
+  /**
+   * The start as the log keeps it, at the instant of the engine's first pass: replay reproduces
+   * each start as a cold start of this revision (docs/replay.md).
+   */
+  private java.util.function.Function<Instant, io.sentinel.engine.ControlEvent> started(
+      long revision) {
+    Instant engineStart = started;
+    return firstPass ->
+        new io.sentinel.engine.ControlEvent(
+            io.sentinel.store.Timelines.STARTED,
+            "core",
+            "revision "
+                + revision
+                + ": cold start at "
+                + engineStart
+                + ", every rule in warmup, fail-safe interlocks asserted",
+            firstPass);
   }
 
   private EngineLimits limits() {

@@ -26,6 +26,9 @@ public final class Timelines {
   /** {@code revision 3: ...}: the start's message names the revision it runs. */
   private static final Pattern REVISION = Pattern.compile("^revision (\\d+)\\b");
 
+  /** {@code ...: cold start at 2026-11-02T05:00:00Z, ...}: the engine's own start instant. */
+  private static final Pattern COLD = Pattern.compile("cold start at (\\S+?),");
+
   /** {@code override by alice until 2026-11-02T07:00:00Z: pump service} (OperatorRequests). */
   private static final Pattern SET = Pattern.compile("^override by (.*) until (\\S+): (.*)$");
 
@@ -52,7 +55,8 @@ public final class Timelines {
   }
 
   /**
-   * The timeline from {@code begin} to {@code to}: {@code begin} is a recorded start, or replay
+   * The timeline from {@code begin} to {@code to}: {@code begin} is a recorded start (the event is
+   * logged at the start's first pass, naming the revision and the engine's start), or replay
    * assumes one there (with the revision active then, and what the log held then).
    */
   Timeline read(Instant begin, Instant to) throws RowWriter.WriteFailed {
@@ -67,13 +71,17 @@ public final class Timelines {
       Instant at = r.getOffsetDateTime("at").toInstant();
       Matcher m = REVISION.matcher(r.getString("message"));
       long revision = m.find() ? Long.parseLong(m.group(1)) : revisionAt(at);
-      starts.add(new Timeline.Start(at, revision, RestartReader.asOf(pool, timeout, at), true));
+      Matcher cold = COLD.matcher(r.getString("message"));
+      Instant engineStart = cold.find() ? Instant.parse(cold.group(1)) : at;
+      starts.add(
+          new Timeline.Start(
+              engineStart, at, revision, RestartReader.asOf(pool, timeout, engineStart), true));
     }
     if (starts.isEmpty() || starts.get(0).at().isAfter(begin)) {
       starts.add(
           0,
           new Timeline.Start(
-              begin, revisionAt(begin), RestartReader.asOf(pool, timeout, begin), false));
+              begin, begin, revisionAt(begin), RestartReader.asOf(pool, timeout, begin), false));
     }
     List<Timeline.Activation> activations = new ArrayList<>();
     for (Row r :

@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * docs/replay.md): the observations at the instants the gateway took them, and each thing the log
  * recorded besides ({@link Timeline}) at its instant: every start a cold start with what it took
  * back, every activation with the revision's own rules, every operator override, ingest lag as it
- * was. A replacement rule set takes over from the window's start, as a push would have.
+ * was. A replacement rule set runs from the replay's first start in place of every revision.
  */
 public final class Replay {
   /** The rule set of a stored revision (0: the site's files, when the log names none). */
@@ -64,7 +64,7 @@ public final class Replay {
    * A cold start at {@code start}, the observations received up to {@code end}, then time to it.
    */
   public Outcome run(List<LoggedObservation> observations, Instant start, Instant end) {
-    return run(observations, Timeline.coldStart(start), start, end, e -> {});
+    return run(observations, Timeline.coldStart(start), end, e -> {});
   }
 
   /** As {@link #run(List, Instant, Instant)}, after {@code prepare} has had the first session. */
@@ -73,16 +73,15 @@ public final class Replay {
       Instant start,
       Instant end,
       Consumer<ReplaySession> prepare) {
-    return run(observations, Timeline.coldStart(start), start, end, prepare);
+    return run(observations, Timeline.coldStart(start), end, prepare);
   }
 
   /**
-   * The timeline's history from its first start to {@code end}; a replacement rule set takes over
-   * at {@code from} (the window's start).
+   * The timeline's history from its first start to {@code end}; a replacement rule set runs from
+   * that first start on (the start the window's state grew from), in place of every revision.
    */
-  public Outcome run(
-      List<LoggedObservation> observations, Timeline timeline, Instant from, Instant end) {
-    return run(observations, timeline, from, end, e -> {});
+  public Outcome run(List<LoggedObservation> observations, Timeline timeline, Instant end) {
+    return run(observations, timeline, end, e -> {});
   }
 
   private record Step(Instant at, int order, long seq, Consumer<Run> action) {}
@@ -90,7 +89,6 @@ public final class Replay {
   private Outcome run(
       List<LoggedObservation> observations,
       Timeline timeline,
-      Instant from,
       Instant end,
       Consumer<ReplaySession> prepare) {
     Instant begin = timeline.starts().get(0).at();
@@ -122,16 +120,13 @@ public final class Replay {
       }
     }
     for (Timeline.Activation a : timeline.activations()) {
-      if (replacement.isEmpty() || a.at().isBefore(from)) {
+      if (replacement.isEmpty()) {
         steps.add(new Step(a.at(), 4, 0, r -> r.session.activate(a.at(), rules.of(a.revision()))));
       }
     }
-    if (replacement.isPresent() && begin.isBefore(from)) {
-      steps.add(new Step(from, 4, 0, r -> r.session.activate(from, replacement.get())));
-    }
     steps.sort(
         Comparator.comparing(Step::at).thenComparingInt(Step::order).thenComparingLong(Step::seq));
-    Run run = new Run(from, instants(observations));
+    Run run = new Run(instants(observations));
     steps.forEach(s -> s.action().accept(run));
     run.session.feed(end, List.of());
     run.close();
@@ -145,15 +140,13 @@ public final class Replay {
 
   /** One replay under way: the session of the current start, and what the earlier ones produced. */
   private final class Run {
-    final Instant from;
     final List<Instant> logged;
     ReplaySession session;
     final List<CommandIntent> commands = new ArrayList<>();
     final List<ClaimRecord> claims = new ArrayList<>();
     final Map<String, Integer> skipped = new TreeMap<>();
 
-    Run(Instant from, List<Instant> logged) {
-      this.from = from;
+    Run(List<Instant> logged) {
       this.logged = logged;
     }
 
@@ -166,7 +159,7 @@ public final class Replay {
     void start(Timeline.Start s, Consumer<ReplaySession> prepare) {
       RestartState state = s.state();
       if (session != null) {
-        last(s.at()).ifPresent(t -> session.runDueBefore(t.plusNanos(1)));
+        last(s.engineStart()).ifPresent(t -> session.runDueBefore(t.plusNanos(1)));
         RestartState own = RestartState.of(session.engine());
         state =
             new RestartState(
@@ -177,11 +170,9 @@ public final class Replay {
                 own.cooldowns());
         close();
       }
-      RuleSet ruleSet =
-          replacement.isPresent() && !s.at().isBefore(from)
-              ? replacement.get()
-              : rules.of(s.revision());
-      session = new ReplaySession(ruleSet, s.at(), limits);
+      session =
+          new ReplaySession(
+              replacement.orElseGet(() -> rules.of(s.revision())), s.engineStart(), limits);
       state.applyTo(session.engine());
       prepare.accept(session);
       session.feed(s.at(), List.of());
