@@ -33,9 +33,16 @@ public record Timeline(
    * files), its first pass at {@code at} (where its commands are stamped).
    *
    * @param recorded whether the log recorded it, or replay assumed it at the window's lead
+   * @param previousRunEnd the last instant the run before it logged a pass's outcome (an
+   *     observation, a decision, a claim change, an action): its timers ran up to there
    */
   public record Start(
-      Instant engineStart, Instant at, long revision, RestartState state, boolean recorded) {}
+      Instant engineStart,
+      Instant at,
+      long revision,
+      RestartState state,
+      boolean recorded,
+      Optional<Instant> previousRunEnd) {}
 
   /** A revision that became the active rule set between two passes at {@code at}. */
   public record Activation(Instant at, long revision) {}
@@ -51,6 +58,9 @@ public record Timeline(
   /** A single cold start at {@code at} with nothing taken back (an exported file's window). */
   public static Timeline coldStart(Instant at) {
     return new Timeline(
-        List.of(new Start(at, at, 0, RestartState.NONE, false)), List.of(), List.of(), List.of());
+        List.of(new Start(at, at, 0, RestartState.NONE, false, Optional.empty())),
+        List.of(),
+        List.of(),
+        List.of());
   }
 }

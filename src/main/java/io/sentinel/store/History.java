@@ -138,6 +138,12 @@ public final class History {
         .toList();
   }
 
+  /** Why {@code pointId} was in its state at {@code at}, from the log (docs/api.md). */
+  public io.sentinel.passlog.Explanation why(String pointId, Instant at)
+      throws RowWriter.WriteFailed {
+    return new Explanations(pool, timeout).at(pointId, at);
+  }
+
   /** The operator page's reads: trends, latest events and audit records, rule reasons. */
   public Trends trends() {
     return new Trends(pool, db);

@@ -73,15 +73,26 @@ public final class Timelines {
       long revision = m.find() ? Long.parseLong(m.group(1)) : revisionAt(at);
       Matcher cold = COLD.matcher(r.getString("message"));
       Instant engineStart = cold.find() ? Instant.parse(cold.group(1)) : at;
+      Instant previous = starts.isEmpty() ? begin : starts.get(starts.size() - 1).at();
       starts.add(
           new Timeline.Start(
-              engineStart, at, revision, RestartReader.asOf(pool, timeout, engineStart), true));
+              engineStart,
+              at,
+              revision,
+              RestartReader.asOf(pool, timeout, engineStart),
+              true,
+              lastOutcome(previous, engineStart)));
     }
     if (starts.isEmpty() || starts.get(0).at().isAfter(begin)) {
       starts.add(
           0,
           new Timeline.Start(
-              begin, begin, revisionAt(begin), RestartReader.asOf(pool, timeout, begin), false));
+              begin,
+              begin,
+              revisionAt(begin),
+              RestartReader.asOf(pool, timeout, begin),
+              false,
+              Optional.empty()));
     }
     List<Timeline.Activation> activations = new ArrayList<>();
     for (Row r :
@@ -132,6 +143,29 @@ public final class Timelines {
               r.getOffsetDateTime("at").toInstant(), r.getString("kind").equals("ingest-lagging")));
     }
     return new Timeline(starts, activations, overrides, lag);
+  }
+
+  /**
+   * The last instant in {@code [after, before)} at which the engine logged an outcome: how far the
+   * run that stopped (or was killed) before a start got, timers included.
+   */
+  private Optional<Instant> lastOutcome(Instant after, Instant before)
+      throws RowWriter.WriteFailed {
+    String in = " >= $1::text::timestamptz AND %s < $2::text::timestamptz";
+    String sql =
+        "SELECT max(t) AS t FROM (SELECT max(at) AS t FROM claim_changes WHERE at"
+            + in.formatted("at")
+            + " UNION ALL SELECT max(at) FROM decisions WHERE at"
+            + in.formatted("at")
+            + " UNION ALL SELECT max(at) FROM actions WHERE at"
+            + in.formatted("at")
+            + " UNION ALL SELECT max(received_at) FROM observations WHERE received_at"
+            + in.formatted("received_at")
+            + ") x";
+    for (Row r : rows(sql, Tuple.of(after.toString(), before.toString()))) {
+      return Optional.ofNullable(r.getOffsetDateTime("t")).map(java.time.OffsetDateTime::toInstant);
+    }
+    return Optional.empty();
   }
 
   /** The revision active at {@code t} (0 when the log records none: the site's files). */

@@ -151,15 +151,17 @@ public final class Replay {
     }
 
     /**
-     * A cold start: the run before it ends at its last observation (a gateway that stopped or was
-     * killed ran no timer after it), then a new engine takes back what the start took back: the
-     * first start what the log held then, a later one what the replay itself left (its rules may
-     * differ), with the derived state of the log's last snapshot.
+     * A cold start: the run before it ends where the log last saw it decide (its timers ran up to
+     * there; a gateway that stopped or was killed ran none after it), then a new engine takes back
+     * what the start took back: the first start what the log held then, a later one what the replay
+     * itself left (its rules may differ), with the derived state of the log's last snapshot.
      */
     void start(Timeline.Start s, Consumer<ReplaySession> prepare) {
       RestartState state = s.state();
       if (session != null) {
-        last(s.engineStart()).ifPresent(t -> session.runDueBefore(t.plusNanos(1)));
+        s.previousRunEnd()
+            .or(() -> last(s.engineStart()))
+            .ifPresent(t -> session.runDueBefore(t.plusNanos(1)));
         RestartState own = RestartState.of(session.engine());
         state =
             new RestartState(

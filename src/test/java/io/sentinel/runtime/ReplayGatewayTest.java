@@ -80,6 +80,10 @@ class ReplayGatewayTest {
     override(PUMP, false);
     awaitCommand(PUMP, c -> "override:operator".equals(c.getString("rule")));
     int burnerBefore = commands(BURNER).size();
+    // Fresh samples just before the stop, so that no input goes stale (30 s) before it: what the
+    // lowered cut-off changes is then the same however long the restart takes on a loaded machine.
+    boiler(42, 1.5, true);
+    Thread.sleep(300);
 
     gateway.restart();
     // Cold: the interlock holds the burner off until its inputs are live again.
@@ -190,6 +194,107 @@ class ReplayGatewayTest {
     assertThat(run.out())
         .containsPattern("(?m)^\\d+ matched, 0 only in replay, 4 only in history$")
         .containsPattern("(?m)^claims: \\d+ matched, 0 only in replay, 2 only in history$");
+  }
+
+  @Test
+  @Order(3)
+  void why_namesTheRule_itsInputs_theKey_andTheContenders_liveAndFromTheLog() throws Exception {
+    given()
+        .header("Authorization", "Bearer " + TOKEN)
+        .delete("/api/v1/points/" + PUMP + "/override")
+        .then()
+        .statusCode(200);
+    boiler(42, 1.5, false);
+    await().atMost(WAIT).until(() -> "pump-run-on".equals(why(PUMP).getString("rule")));
+    JsonObject pump = why(PUMP);
+    assertThat(pump.getString("source")).isEqualTo("engine");
+    assertThat(pump.getValue("value")).isEqualTo(true);
+    assertThat(pump.getString("band")).isEqualTo("automation");
+    assertThat(pump.getJsonArray("inputs").stream().map(String::valueOf))
+        .anySatisfy(i -> assertThat(i).contains("\"name\":\"flow\"", "42", "\"quality\":\"live\""))
+        .anySatisfy(
+            i -> assertThat(i).contains("\"name\":\"demand\"", "false", "\"quality\":\"live\""));
+    assertThat(pump.getJsonArray("contenders")).hasSize(1);
+    // The command follows once the pump's min_interval (2 s) since the last one has passed.
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              JsonObject c = why(PUMP).getJsonObject("command");
+              return c != null && Boolean.TRUE.equals(c.getValue("value"));
+            });
+    assertThat(why(PUMP).getJsonObject("command").getString("kind")).isEqualTo("assert");
+
+    // The burner: an operator holds it on, the interlock holds it off over the override.
+    override(BURNER, true);
+    device.publish(broker.topic("points/boiler.ch1.pressure"), "3.0");
+    await()
+        .atMost(WAIT)
+        .until(() -> "boiler-overheat-cutoff".equals(why(BURNER).getString("rule")));
+    await().atMost(WAIT).until(() -> why(BURNER).getJsonArray("contenders").size() == 2);
+    JsonObject burner = why(BURNER);
+    assertThat(burner.getValue("value")).isEqualTo(false);
+    assertThat(burner.getString("band")).isEqualTo("interlock");
+    assertThat(burner.getString("deciding_key")).isEqualTo("band");
+    assertThat(burner.getJsonArray("inputs").stream().map(String::valueOf))
+        .anySatisfy(
+            i -> assertThat(i).contains("\"name\":\"pressure\"", "3", "\"quality\":\"live\""))
+        .anySatisfy(i -> assertThat(i).contains("\"name\":\"flow\"", "42", "\"quality\":\"live\""));
+    assertThat(burner.getJsonArray("contenders").stream().map(String::valueOf))
+        .anySatisfy(c -> assertThat(c).contains("boiler-overheat-cutoff", "interlock", "false"))
+        .anySatisfy(c -> assertThat(c).contains("override:operator", "operator", "true"));
+
+    // The same from the log, by `sentinel why --at`, and by the API's ?at=.
+    assertThat(gateway.journal().orElseThrow().drain(WAIT)).isTrue();
+    Instant now = Instant.now();
+    Run cli = cli("why", BURNER, "--at", now.toString(), "--db", broker.database().configUrl());
+    assertThat(cli.exit()).as(cli.out()).isZero();
+    assertThat(cli.out())
+        .contains(BURNER + " = false")
+        .contains("rule     boiler-overheat-cutoff (interlock, priority 0)")
+        .containsPattern("input    pressure = boiler.ch1.pressure 3(\\.0)? live")
+        .containsPattern("input    flow = boiler.ch1.flow-temp 42(\\.0)? live")
+        .contains("key      band")
+        .contains("claim    boiler-overheat-cutoff (interlock, priority 0) := false")
+        .contains("claim    override:operator (operator, priority 100) := true")
+        .contains("command  ");
+    JsonObject logged =
+        new JsonObject(
+            given()
+                .queryParam("at", now.toString())
+                .get("/api/v1/points/" + BURNER + "/why")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString());
+    assertThat(logged.getString("source")).isEqualTo("log");
+    assertThat(logged.getString("rule")).isEqualTo("boiler-overheat-cutoff");
+    assertThat(logged.getString("deciding_key")).isEqualTo("band");
+    // Before the override, at the end of the first window, the burner ran on demand.
+    Run before = cli("why", BURNER, "--at", to.toString(), "--db", broker.database().configUrl());
+    assertThat(before.out()).contains("rule     burner-on-demand (automation");
+    given().get("/api/v1/points/no.such.point/why").then().statusCode(404);
+    given()
+        .queryParam("at", "yesterday")
+        .get("/api/v1/points/" + BURNER + "/why")
+        .then()
+        .statusCode(400);
+  }
+
+  private JsonObject why(String point) {
+    return new JsonObject(
+        given()
+            .get("/api/v1/points/" + point + "/why")
+            .then()
+            .statusCode(200)
+            .extract()
+            .asString());
+  }
+
+  private static Run cli(String... args) {
+    StringWriter out = new StringWriter();
+    int exit = Main.execute(new PrintWriter(out, true), args);
+    return new Run(exit, out.toString());
   }
 
   private void boiler(double flow, double pressure, boolean demand) {
