@@ -62,7 +62,7 @@ try {
   await expectText(pump + " .contenders", "pump-run-on \\(automation");
   await expectText(pump + " .commanded", "assert true");
   await expectText(pump + " .delivered", "delivered");
-  await expectText(pump + " .why", "not served by this gateway yet");
+  await expectText(pump + " .why", "^true because pump-run-on \\(automation\\) on flow = 47.5 live, demand = false live$");
   await page.locator('[data-point="boiler.ch1.flow-temp"] .id').click();
   await page.waitForSelector('[data-point="boiler.ch1.flow-temp"] .trend svg .avg', { timeout: 10000 });
   await page.screenshot({ path: SHOTS + "/page-overview.png", fullPage: true });

@@ -115,9 +115,7 @@ public class StatusView {
                 o.put("override", ov == null ? null : Views.override(ov))
                     .put("type", spec.type().name())
                     .put("unit", spec.unit().isNone() ? null : spec.unit().describe())
-                    .put("feedback", feedback(spec, e.points().state(i)))
-                    // The rule-change issue's "why" (GET /points/<id>/why) fills this slot.
-                    .put("why", null);
+                    .put("feedback", feedback(spec, e.points().state(i)));
                 list.add(o);
               }
               return list;

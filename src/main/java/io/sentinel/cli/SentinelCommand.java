@@ -15,6 +15,7 @@ import picocli.CommandLine.ScopeType;
       ValidateCommand.class,
       TestCommand.class,
       ReplayCommand.class,
+      WhyCommand.class,
       AuditCommand.class,
       PushCommand.class,
       PromoteCommand.class,

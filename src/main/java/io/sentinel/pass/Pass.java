@@ -122,10 +122,15 @@ public final class Pass {
    * it was taken.
    */
   public void runDueBefore(Instant t, Listener listener) {
+    runDueBefore(t, false, listener);
+  }
+
+  /** {@link #runDueBefore(Instant, Listener)}, each pass told whether ingest lags (replay). */
+  public void runDueBefore(Instant t, boolean lagging, Listener listener) {
     for (Optional<Instant> due = nextDue();
         due.isPresent() && due.get().isBefore(t);
         due = nextDue()) {
-      listener.passed(due.get(), List.of(), run(due.get(), List.of(), false));
+      listener.passed(due.get(), List.of(), run(due.get(), List.of(), lagging));
     }
   }
 

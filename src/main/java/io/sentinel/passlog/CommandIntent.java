@@ -27,7 +27,8 @@ public record CommandIntent(
     Value value,
     Optional<String> ruleId,
     Optional<Band> band,
-    String detail) {
+    String detail)
+    implements Compared<CommandIntent> {
 
   public enum Kind {
     ASSERT,
@@ -85,6 +86,7 @@ public record CommandIntent(
   }
 
   /** Whether two commands ask the same thing of the same point, whenever they were issued. */
+  @Override
   public boolean sameAs(CommandIntent other) {
     return pointId.equals(other.pointId)
         && kind == other.kind
@@ -94,6 +96,7 @@ public record CommandIntent(
   }
 
   /** {@code boiler.ch1.burner := false (assert by boiler-overheat-cutoff, interlock)}. */
+  @Override
   public String describe() {
     String what =
         switch (kind) {

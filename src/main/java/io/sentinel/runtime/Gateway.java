@@ -495,7 +495,7 @@ public class Gateway {
                 mqtt,
                 vertx,
                 new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop)),
-            new JournalPassLog(recorder, store.journal()));
+            new JournalPassLog(recorder, store.journal(), started(active.revision())));
     loop.onFatal(this::engineLost);
     loop.onRefused(
         (sample, why) -> {
@@ -505,6 +505,25 @@ public class Gateway {
                   + " sentinel_ingest_rejected_total): %s",
               io.sentinel.door.Door.printable(why, 300));
         });
+  }
+
+  /**
+   * The start as the log keeps it, at the instant of the engine's first pass: replay reproduces
+   * each start as a cold start of this revision (docs/replay.md).
+   */
+  private java.util.function.Function<Instant, io.sentinel.engine.ControlEvent> started(
+      long revision) {
+    Instant engineStart = started;
+    return firstPass ->
+        new io.sentinel.engine.ControlEvent(
+            io.sentinel.store.Timelines.STARTED,
+            "core",
+            "revision "
+                + revision
+                + ": cold start at "
+                + engineStart
+                + ", every rule in warmup, fail-safe interlocks asserted",
+            firstPass);
   }
 
   private EngineLimits limits() {

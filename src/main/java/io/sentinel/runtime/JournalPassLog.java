@@ -8,10 +8,30 @@ import io.sentinel.store.PassRecorder;
 import java.time.Instant;
 import java.util.List;
 
-/** The engine loop's log in the gateway: passes through the recorder, marks from the journal. */
-record JournalPassLog(PassRecorder recorder, Journal journal) implements EngineLoop.PassLog {
+/**
+ * The engine loop's log in the gateway: passes through the recorder, marks from the journal. The
+ * first pass is preceded by the start's event ({@code started}, given the pass's instant).
+ */
+final class JournalPassLog implements EngineLoop.PassLog {
+  private final PassRecorder recorder;
+  private final Journal journal;
+  private java.util.function.Function<Instant, ControlEvent> started;
+
+  JournalPassLog(
+      PassRecorder recorder,
+      Journal journal,
+      java.util.function.Function<Instant, ControlEvent> started) {
+    this.recorder = recorder;
+    this.journal = journal;
+    this.started = started;
+  }
+
   @Override
   public long record(Instant now, List<Observation> observations, PassResult result) {
+    if (started != null) {
+      journal.offerEvent(started.apply(now));
+      started = null;
+    }
     return recorder.record(now, observations, result);
   }
 

@@ -55,6 +55,10 @@ public final class Databases implements AutoCloseable {
     return new History(pool, Store.READ_TIMEOUT);
   }
 
+  public Revisions revisions() {
+    return new Revisions(pool, Store.READ_TIMEOUT);
+  }
+
   @Override
   public void close() throws IOException {
     pool.close();

@@ -1,6 +1,7 @@
 package io.sentinel.store;
 
 import io.sentinel.audit.AuditVerifier;
+import io.sentinel.passlog.ClaimRecord;
 import io.sentinel.passlog.CommandIntent;
 import io.sentinel.passlog.LogWindow;
 import io.sentinel.passlog.LoggedObservation;
@@ -26,9 +27,11 @@ public final class History {
       new com.fasterxml.jackson.databind.ObjectMapper();
   private final Pool pool;
   private final RowWriter db;
+  private final Duration timeout;
 
   public History(Pool pool, Duration timeout) {
     this.pool = pool;
+    this.timeout = timeout;
     this.db = new RowWriter(pool, timeout);
   }
 
@@ -81,8 +84,36 @@ public final class History {
               Optional.ofNullable(r.getString("band")).flatMap(Band::parse),
               Optional.ofNullable(r.getString("detail")).orElse("")));
     }
+    List<ClaimRecord> claims = new ArrayList<>();
+    for (Row r :
+        db.await(
+            pool.preparedQuery(
+                    "SELECT at, rule_id, point_id, band, value::text AS v, reason FROM"
+                        + " claim_changes WHERE at >= $1::text::timestamptz AND"
+                        + " at <= $2::text::timestamptz ORDER BY at, seq")
+                .execute(Tuple.of(from.toString(), to.toString())))) {
+      claims.add(
+          new ClaimRecord(
+              r.getOffsetDateTime("at").toInstant(),
+              r.getString("rule_id"),
+              r.getString("point_id"),
+              Band.parse(r.getString("band")).orElseThrow(),
+              Optional.ofNullable(r.getString("v")).map(History::value),
+              r.getString("reason")));
+    }
     return new LogWindow(
-        Optional.of(site), Optional.of(from), Optional.of(to), observations, commands);
+        Optional.of(site),
+        Optional.of(from),
+        Optional.of(to),
+        observations,
+        commands,
+        claims,
+        Optional.of(new Timelines(pool, db, timeout).read(feedFrom, to)));
+  }
+
+  /** Where a replay of {@code [from, to]} begins: the last start recorded at or before it. */
+  public Optional<Instant> lastStart(Instant from) throws RowWriter.WriteFailed {
+    return new Timelines(pool, db, timeout).lastStart(from);
   }
 
   /**
@@ -105,6 +136,12 @@ public final class History {
                         bands.of(c.ruleId().get()),
                         c.detail()))
         .toList();
+  }
+
+  /** Why {@code pointId} was in its state at {@code at}, from the log (docs/api.md). */
+  public io.sentinel.passlog.Explanation why(String pointId, Instant at)
+      throws RowWriter.WriteFailed {
+    return new Explanations(pool, timeout).at(pointId, at);
   }
 
   /** The operator page's reads: trends, latest events and audit records, rule reasons. */
@@ -208,7 +245,7 @@ public final class History {
     }
   }
 
-  private static Value value(String json) {
+  static Value value(String json) {
     return PassLogJson.value((com.fasterxml.jackson.databind.JsonNode) tree(json))
         .orElse(Value.ABSENT);
   }

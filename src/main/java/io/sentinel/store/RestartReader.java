@@ -7,6 +7,7 @@ import io.sentinel.point.Value;
 import io.sentinel.wire.PassLogJson;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -62,6 +63,65 @@ public final class RestartReader {
               ActionId.parse(r.getString("action_id")).map(ActionId::generation).orElse(0L)));
     }
     return new RestartState(values, snapshot, latched, overrides, cooldowns);
+  }
+
+  /**
+   * What a start at {@code t} took back, as the log holds it before {@code t} (replay's cold
+   * starts, docs/replay.md): each point's last observation, the newest derived snapshot taken at or
+   * before {@code t} with its latches and overrides, and each action's last firing before {@code
+   * t}.
+   */
+  public static RestartState asOf(Pool pool, Duration timeout, Instant t)
+      throws RowWriter.WriteFailed {
+    RowWriter db = new RowWriter(pool, timeout);
+    Tuple at = Tuple.of(t.toString());
+    List<RestartState.PointValue> values = new ArrayList<>();
+    for (Row r :
+        db.await(
+            pool.preparedQuery(
+                    "SELECT DISTINCT ON (point_id) point_id, value::text AS v, received_at FROM"
+                        + " observations WHERE received_at < $1::text::timestamptz"
+                        + " ORDER BY point_id, received_at DESC, seq DESC")
+                .execute(at))) {
+      values.add(
+          new RestartState.PointValue(
+              r.getString("point_id"),
+              PassLogJson.value(parse(r.getString("v"))).orElse(Value.ABSENT),
+              instant(r.getOffsetDateTime("received_at"))));
+    }
+    Optional<String> snapshot = Optional.empty();
+    Set<String> latched = new TreeSet<>();
+    List<OperatorOverride> overrides = new ArrayList<>();
+    for (Row r :
+        db.await(
+            pool.preparedQuery(
+                    "SELECT snapshot::text AS s, latches::text AS l, overrides::text AS o FROM"
+                        + " derived_snapshots WHERE taken_at <= $1::text::timestamptz"
+                        + " ORDER BY seq DESC LIMIT 1")
+                .execute(at))) {
+      snapshot = Optional.of(r.getString("s"));
+      parse(r.getString("l")).forEach(id -> latched.add(id.asText()));
+      parse(r.getString("o")).forEach(o -> overrides.add(override(o)));
+    }
+    java.util.Map<String, RestartState.Cooldown> byAction = new java.util.LinkedHashMap<>();
+    for (Row r :
+        db.await(
+            pool.preparedQuery(
+                    "SELECT rule_id, action_id, at FROM actions WHERE at < $1::text::timestamptz"
+                        + " ORDER BY seq")
+                .execute(at))) {
+      Optional<ActionId> id = ActionId.parse(r.getString("action_id"));
+      int index = id.map(ActionId::index).orElse(0);
+      byAction.put(
+          r.getString("rule_id") + "/" + index,
+          new RestartState.Cooldown(
+              r.getString("rule_id"),
+              index,
+              instant(r.getOffsetDateTime("at")),
+              id.map(ActionId::generation).orElse(0L)));
+    }
+    return new RestartState(
+        values, snapshot, latched, overrides, new ArrayList<>(byAction.values()));
   }
 
   /**

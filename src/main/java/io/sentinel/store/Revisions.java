@@ -232,12 +232,34 @@ public final class Revisions {
 
   /** The revision the gateway last ran, if any. */
   public Optional<Stored> lastActive() throws RowWriter.WriteFailed {
-    for (Row r :
-        db.await(
-            pool.query(
-                    "SELECT revision, site, content_hash, source, files::text AS files FROM"
-                        + " ruleset_revisions WHERE state = 'active' ORDER BY revision DESC LIMIT 1")
-                .execute())) {
+    return one(
+        "SELECT revision, site, content_hash, source, files::text AS files FROM"
+            + " ruleset_revisions WHERE state = 'active' ORDER BY revision DESC LIMIT 1",
+        Tuple.tuple());
+  }
+
+  /** Revision {@code revision} as it was recorded (any state), if it was (replay's rules). */
+  public Optional<Stored> stored(long revision) throws RowWriter.WriteFailed {
+    return one(
+        "SELECT revision, site, content_hash, source, files::text AS files FROM"
+            + " ruleset_revisions WHERE revision = $1",
+        Tuple.of(revision));
+  }
+
+  /**
+   * The newest revision of the site's files recorded at or before {@code revision} that was not
+   * rejected: the basis a pushed revision was checked against.
+   */
+  public Optional<Stored> filesAtOrBefore(long revision) throws RowWriter.WriteFailed {
+    return one(
+        "SELECT revision, site, content_hash, source, files::text AS files FROM"
+            + " ruleset_revisions WHERE source = 'files' AND state <> 'rejected' AND revision <= $1"
+            + " ORDER BY revision DESC LIMIT 1",
+        Tuple.of(revision));
+  }
+
+  private Optional<Stored> one(String sql, Tuple args) throws RowWriter.WriteFailed {
+    for (Row r : db.await(pool.preparedQuery(sql).execute(args))) {
       try {
         Map<String, String> files =
             JSON.readValue(r.getString("files"), new TypeReference<TreeMap<String, String>>() {});

@@ -6,6 +6,7 @@ import io.sentinel.engine.EngineLimits;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.StartMode;
 import io.sentinel.pass.Pass;
+import io.sentinel.passlog.ClaimRecord;
 import io.sentinel.passlog.CommandIntent;
 import io.sentinel.passlog.Observation;
 import io.sentinel.point.PointSpec;
@@ -26,9 +27,11 @@ import java.util.TreeMap;
  * scenario both drive the engine through this, as one {@link Pass} with a simulated driver.
  */
 public final class ReplaySession {
-  private final RuleSet ruleSet;
+  private RuleSet ruleSet;
+  private boolean lagging;
   private final Pass pass;
   private final List<CommandIntent> commands = new ArrayList<>();
+  private final List<ClaimRecord> claims = new ArrayList<>();
   private final Map<String, Integer> skipped = new TreeMap<>();
   private PassListener listener = (t, fed, r) -> {};
 
@@ -73,10 +76,38 @@ public final class ReplaySession {
         skipped.merge(o.pointId(), 1, Integer::sum);
       }
     }
-    pass.runDueBefore(t, (at, samples, o) -> passed(at, List.of(), o.result()));
+    runDueBefore(t);
     if (!t.isBefore(pass.engine().clock())) {
-      passed(t, fed, pass.run(t, batch, false).result());
+      passed(t, fed, pass.run(t, batch, lagging).result());
     }
+  }
+
+  /** Every timer due before {@code t}, each in a pass of its own at its due instant. */
+  public void runDueBefore(Instant t) {
+    pass.runDueBefore(t, lagging, (at, samples, o) -> passed(at, List.of(), o.result()));
+  }
+
+  /** From the next pass on, whether ingest lags (as the log recorded it). */
+  public void lagging(boolean lagging) {
+    this.lagging = lagging;
+  }
+
+  /**
+   * Hands the engine over to {@code next} at {@code t} as the gateway does between two passes: the
+   * timers due before it and a pass at {@code t} first, then the activation, whose claim changes
+   * and commands are stamped {@code t}.
+   */
+  public void activate(Instant t, RuleSet next) {
+    feed(t, List.of());
+    ruleSet = next;
+    io.sentinel.engine.Engine.Activation a = pass.activate(next);
+    pass.command(pass.engine().clock(), a);
+    passed(pass.engine().clock(), List.of(), a.result());
+  }
+
+  /** The claim changes so far, in order. */
+  public List<ClaimRecord> claims() {
+    return List.copyOf(claims);
   }
 
   /** The commands asked for so far, in order. */
@@ -100,6 +131,7 @@ public final class ReplaySession {
 
   private void passed(Instant t, List<Observation> fed, PassResult r) {
     commands.addAll(CommandIntent.of(t, r, id -> ruleSet.rule(id).map(Rule::band)));
+    claims.addAll(ClaimRecord.of(r));
     listener.passed(t, fed, r);
   }
 }

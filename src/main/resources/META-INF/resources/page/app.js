@@ -25,7 +25,12 @@ async function loadPoints() {
 }
 
 async function loadOutputs() {
-  for (const o of await get("outputs")) state.outputs.set(o.point, o);
+  const outputs = await get("outputs");
+  // The why of each output from GET /points/<id>/why: the same explanation as `sentinel why`.
+  await Promise.all(outputs.map(async o => {
+    try { o.why = await get("points/" + encodeURIComponent(o.point) + "/why"); } catch (e) { o.why = null; }
+  }));
+  for (const o of outputs) state.outputs.set(o.point, o);
   renderOutputs();
   state.points.forEach(renderPoint);
   // A command waits out its point's min_interval, or is confirmed a moment after it is sent; the
@@ -138,11 +143,21 @@ function renderOutputs() {
         o.feedback ? el("dd", { class: "value", text: value(o.feedback.value, o.unit) + " (" + o.feedback.quality + ")" }) : null,
         el("dt", { text: "override" }), el("dd", { class: "override-state" }, overrideText(o)),
         el("dt", { text: "why" }), el("dd", { class: "why" }, o.why
-          ? el("span", { text: typeof o.why === "string" ? o.why : JSON.stringify(o.why) })
-          : el("span", { class: "why-slot", text: "the why of this decision (GET /points/" + o.point + "/why) is not served by this gateway yet" }))));
+          ? whyText(o.why, o.unit)
+          : el("span", { class: "why-slot", text: "the why of this decision could not be read (GET /points/" + o.point + "/why)" }))));
     if (token.get()) card.append(overrideForm(o));
     return card;
   }));
+}
+
+// The explanation of GET /points/<id>/why: the rule, its inputs with value and quality, the key.
+function whyText(w, unit) {
+  if (!w.rule) return el("span", { class: "why-text", text: "no claim holds: released" + (w.value === null ? "" : " to " + value(w.value, unit)) });
+  const inputs = w.inputs.map(i => i.name + " = " + (i.value === null ? "no value" : value(i.value)) + " " + i.quality);
+  const over = w.contenders.filter(c => c.rule !== w.rule).map(c => c.rule + " (" + c.band + ") " + value(c.value));
+  return el("span", { class: "why-text", text: value(w.value, unit) + " because " + w.rule + " (" + w.band + ")"
+    + (inputs.length ? " on " + inputs.join(", ") : "")
+    + (over.length ? "; wins by " + w.deciding_key + " over " + over.join(", ") : "") });
 }
 
 function overrideText(o) {

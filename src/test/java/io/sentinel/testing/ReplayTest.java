@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplayTest {
   static final LogWindow SHIPPED = PassLogJson.read(ExampleSiteDay.SHIPPED);
 
-  static ReplayDiff replay(Path site) {
+  static ReplayDiff<CommandIntent> replay(Path site) {
     RuleSet rules = Site.load(site).site().orElseThrow().ruleSet();
     Instant from = SHIPPED.from().orElseThrow();
     Instant to = SHIPPED.to().orElseThrow();
@@ -31,7 +31,7 @@ class ReplayTest {
 
   @Test
   void shippedWindow_withTheExampleRules_showsNoDifference() {
-    ReplayDiff diff = replay(Path.of("."));
+    ReplayDiff<CommandIntent> diff = replay(Path.of("."));
     assertThat(diff.lines(false))
         .containsExactly("44 matched, 0 only in replay, 0 only in history");
     assertThat(diff.noDifference()).isTrue();
@@ -42,7 +42,7 @@ class ReplayTest {
       throws Exception {
     SiteCopy.of(dir);
     SiteCopy.edit(dir, "door.yaml", y -> y.replace("duration: 3s", "duration: 4s"));
-    ReplayDiff diff = replay(dir);
+    ReplayDiff<CommandIntent> diff = replay(dir);
     // Five presses reached the strike (09:15:03 fell in the cooldown, 14:10 in the lockdown).
     assertThat(diff.onlyInHistory()).hasSize(5).allMatch(c -> c.detail().equals("3s"));
     assertThat(diff.onlyInReplay()).hasSize(5).allMatch(c -> c.detail().equals("4s"));
@@ -57,7 +57,7 @@ class ReplayTest {
     SiteCopy.of(dir);
     SiteCopy.edit(
         dir, "boiler.yaml", y -> y.replace("flow.value >= 95 degC", "flow.value >= 90 degC"));
-    ReplayDiff diff = replay(dir);
+    ReplayDiff<CommandIntent> diff = replay(dir);
     List<CommandIntent> differences = new ArrayList<>(diff.onlyInReplay());
     differences.addAll(diff.onlyInHistory());
     assertThat(differences)
