@@ -199,9 +199,7 @@ class OperatorPageTest {
     Path shots = Files.createDirectories(Path.of("target/screenshots"));
     Path userData = Files.createTempDirectory("sentinel-page-chromium");
     ProcessBuilder pb =
-        new ProcessBuilder("node", "page-e2e.mjs")
-            .directory(JS.toFile())
-            .redirectError(ProcessBuilder.Redirect.INHERIT);
+        new ProcessBuilder("node", "page-e2e.mjs").directory(JS.toFile()).redirectErrorStream(true);
     pb.environment()
         .putAll(
             Map.of(
@@ -244,13 +242,19 @@ class OperatorPageTest {
     if (Files.isDirectory(JS.resolve("node_modules/playwright-core"))) {
       return;
     }
+    // Nothing inherited: the forked test JVM's own stdin and stdout are Surefire's channel, and
+    // npm (node) turns an inherited stdin non-blocking, which breaks it ("std/in stream
+    // corrupted").
+    Path log = Path.of("target", "npm-ci.log").toAbsolutePath();
     Process npm =
         new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund")
             .directory(JS.toFile())
-            .inheritIO()
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
             .start();
     assertThat(npm.waitFor(5, TimeUnit.MINUTES)).isTrue();
-    assertThat(npm.exitValue()).as("npm ci in src/test/js").isZero();
+    assertThat(npm.exitValue()).as("npm ci in src/test/js: " + Files.readString(log)).isZero();
   }
 
   private static boolean onPath(String command) {
