@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Timeout;
  * logged again). A rule whose input was live before the crash commands nothing on the restored
  * value; it commands again once a live sample arrives.
  *
- * <p>Uses the machine's Mosquitto (127.0.0.1:1883; else Moquette in the test JVM) and PostgreSQL
- * (127.0.0.1:5432, else an embedded one) and {@code target/quarkus-app/quarkus-run.jar} (Failsafe
- * runs it after package).
+ * <p>Uses a Mosquitto of its own configured as a gateway's broker (PackagedGateway; else Moquette)
+ * and PostgreSQL (127.0.0.1:5432, else an embedded one) and {@code
+ * target/quarkus-app/quarkus-run.jar} (Failsafe runs it after package).
  */
 class GatewayCrashIT {
   private static final int SAMPLES = 15_000;
