@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * terminated, it commands nothing a second later and the other runs at epoch 3. The standby tells
  * systemd it is ready and feeds its watchdog (docs/standby.md).
  *
- * <p>Uses the machine's Mosquitto (else Moquette in the test JVM), PostgreSQL (else an embedded
+ * <p>Uses a Mosquitto of its own (PackagedGateway; else Moquette in the test JVM), PostgreSQL (else an embedded
  * one) and {@code target/quarkus-app/quarkus-run.jar}.
  */
 class StandbyFailoverIT {
