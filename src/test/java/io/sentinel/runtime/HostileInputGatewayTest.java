@@ -344,17 +344,22 @@ class HostileInputGatewayTest {
                     == 1);
     assertThat(rejected("too-deep")).isEqualTo(before + 1);
 
-    String big = "revision: 901\nsite: " + broker.site() + "\n# " + "a".repeat(2 << 20) + "\n";
-    operator.publishAsync(broker.topic("ruleset"), utf8(big), true).get(10, TimeUnit.SECONDS);
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                broker
-                        .database()
-                        .count(
-                            "SELECT count(*) FROM ruleset_rejections WHERE problems::text LIKE '%REV-008%'")
-                    == 1);
+    // Moquette's own limit is the gateway's (1 MiB): it refuses a larger message and closes the
+    // publisher's connection, so the document never reaches the gateway to be refused there.
+    if (!broker.isEmbedded()) {
+      String big = "revision: 901\nsite: " + broker.site() + "\n# " + "a".repeat(2 << 20) + "\n";
+      operator.publishAsync(broker.topic("ruleset"), utf8(big), true).get(10, TimeUnit.SECONDS);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  broker
+                          .database()
+                          .count(
+                              "SELECT count(*) FROM ruleset_rejections WHERE problems::text LIKE"
+                                  + " '%REV-008%'")
+                      == 1);
+    }
     // Cleared, so that a later start takes no retained rejected document.
     operator.publishAsync(broker.topic("ruleset"), new byte[0], true).get(10, TimeUnit.SECONDS);
     assertThat(gateway.running()).isTrue();

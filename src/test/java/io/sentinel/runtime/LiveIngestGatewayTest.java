@@ -46,6 +46,10 @@ class LiveIngestGatewayTest {
   @Test
   @Order(1)
   void retainedValueOfASilentSensor_keepsItsRuleInWarmup_theFirstFreshSampleLetsItLeave() {
+    // The RETAIN flag is what this reads; Moquette drops it on delivery, and what the gateway does
+    // there instead is LiveIngestEmbeddedGatewayTest's (the fresh-machine run has no Mosquitto).
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        broker.isEmbedded(), "Moquette drops RETAIN: see LiveIngestEmbeddedGatewayTest");
     BrokerClient device = broker.client("cellar");
     String topic = broker.topic("points/cellar.temp");
     try {

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Timeout;
  * terminated, it commands nothing a second later and the other runs at epoch 3. The standby tells
  * systemd it is ready and feeds its watchdog (docs/standby.md).
  *
- * <p>Uses a Mosquitto of its own (PackagedGateway; else Moquette in the test JVM), PostgreSQL (else an embedded
- * one) and {@code target/quarkus-app/quarkus-run.jar}.
+ * <p>Uses a Mosquitto of its own (PackagedGateway; else Moquette in the test JVM), PostgreSQL (else
+ * an embedded one) and {@code target/quarkus-app/quarkus-run.jar}.
  */
 class StandbyFailoverIT {
   private static final Pattern EPOCH = Pattern.compile("/e(\\d+)\\.");
