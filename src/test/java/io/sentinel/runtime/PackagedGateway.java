@@ -173,17 +173,7 @@ final class PackagedGateway implements AutoCloseable {
    */
   Process start(String name, List<String> options, Map<String, String> environment)
       throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(options);
-    command.addAll(
-        List.of(
-            "-jar",
-            Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
-            "run",
-            "--site",
-            siteDir().toString()));
-    ProcessBuilder pb = new ProcessBuilder(command);
+    ProcessBuilder pb = new ProcessBuilder(runCommand(options, siteDir()));
     pb.environment().put("SENTINEL_MQTT_URL", mqtt);
     pb.environment().put("SENTINEL_SITE", site);
     pb.environment().putAll(environment);
@@ -193,6 +183,29 @@ final class PackagedGateway implements AutoCloseable {
     Process p = pb.start();
     processes.add(p);
     return p;
+  }
+
+  /** {@code java OPTIONS -jar target/quarkus-app/quarkus-run.jar run --site SITE}. */
+  static List<String> runCommand(List<String> options, Path site) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(options);
+    command.addAll(
+        List.of(
+            "-jar",
+            Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
+            "run",
+            "--site",
+            site.toString()));
+    return command;
+  }
+
+  /** The edge JVM's options (src/main/jvm/edge.options) as a java argument, then {@code more}. */
+  static List<String> edgeOptions(String... more) {
+    List<String> options = new ArrayList<>();
+    options.add("@" + Path.of("src/main/jvm/edge.options").toAbsolutePath());
+    options.addAll(List.of(more));
+    return options;
   }
 
   /** Waits for {@code condition} until the test's budget is spent. */
