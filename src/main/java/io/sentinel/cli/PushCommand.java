@@ -43,9 +43,6 @@ import picocli.CommandLine.Spec;
 public final class PushCommand implements java.util.concurrent.Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** The gateway's limit (RulesetTopic.MAX_BYTES), said here before anything is published. */
-  static final int MAX_BYTES = 1 << 20;
-
   @Parameters(paramLabel = "FILE", description = "a revision document (YAML or JSON)")
   Path file;
 
@@ -112,14 +109,14 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       return 1;
     }
     byte[] document = text.getBytes(StandardCharsets.UTF_8);
-    if (document.length > MAX_BYTES) {
+    if (document.length > RevisionDocument.MAX_BYTES) {
       err.println(
           "sentinel push: "
               + file
               + " has "
               + document.length
               + " bytes; a gateway takes at most "
-              + MAX_BYTES);
+              + RevisionDocument.MAX_BYTES);
       return 1;
     }
     String hash = CanonicalBody.sha256(body.get());
