@@ -48,6 +48,41 @@ final class PackagedGateway implements AutoCloseable {
    *     reconnects)
    * @param recorded the topics (below {@code sentinel/<site>/}) the recorder subscribes to
    */
+  /**
+   * A gateway of a site with three points, {@code PREFIX.load} (a number from 0 to {@code
+   * maxLoad}), {@code PREFIX.temp} and {@code PREFIX.valve}, and one rule: the valve is claimed
+   * open while the temperature is over 30 (released when it is lost). The device's session is
+   * persistent.
+   */
+  static PackagedGateway valveWhileWarm(
+      String prefix, long maxLoad, Duration budget, String... recorded) {
+    return new PackagedGateway(
+        prefix,
+        """
+        points:
+          %1$s.load: { type: number, unit: W, direction: in, range: [0, %2$d] }
+          %1$s.temp: { type: number, unit: degC, direction: in, range: [0, 120] }
+          %1$s.valve: { type: bool, direction: out, release_value: false }
+        """
+            .formatted(prefix, maxLoad),
+        Map.of(
+            prefix + ".yaml",
+            """
+            - id: valve-while-warm
+              band: automation
+              inputs: { temp: %1$s.temp }
+              trigger: { on: transition }
+              when: temp.value > 30
+              claims: [ { point: %1$s.valve, value: true } ]
+              on_input_loss: release
+              warmup: all_inputs_live
+            """
+                .formatted(prefix)),
+        budget,
+        true,
+        recorded);
+  }
+
   PackagedGateway(
       String prefix,
       String points,
