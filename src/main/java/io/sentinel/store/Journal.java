@@ -267,7 +267,7 @@ public final class Journal implements AutoCloseable {
     Recovered r = Recovered.scan(log, from, fed);
     FedState start = fed.orElse(FedState.none(from));
     if (fed.isEmpty() && r.records() == 0) {
-      r = r.fromDatabase(pool, s.writeTimeout(), migrator.orElse(() -> {}), clock);
+      r = r.fromDatabase(pool, migrator.orElse(() -> {}), clock);
       start = new FedState(from, r.lastSeq(), r.auditSeq(), r.auditHead());
     }
     if (r.records() > 0) {
