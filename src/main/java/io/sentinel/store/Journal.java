@@ -361,6 +361,15 @@ public final class Journal implements AutoCloseable {
     return enqueue(new RowsItem(List.of(history), List.of(), seq), 1);
   }
 
+  /**
+   * Every MQTT message taken in passes up to {@code through} has been acknowledged to the broker
+   * (docs/live.md, "Messages delivered again after a crash"; {@link RedeliveryTail}).
+   */
+  public synchronized long offerAcknowledged(long through, Instant at) {
+    long seq = nextSeq.get();
+    return enqueue(new RowsItem(List.of(RedeliveryTail.mark(seq, through, at)), List.of(), seq), 1);
+  }
+
   private long enqueue(Item item, int seqs) {
     offered++;
     if (!queue.offer(item)) {
@@ -436,6 +445,13 @@ public final class Journal implements AutoCloseable {
    */
   List<Row> unfedState() {
     return recovered.state();
+  }
+
+  /**
+   * The MQTT samples after the last acknowledgement mark in the records PostgreSQL had not taken.
+   */
+  List<Row> unfedTail() {
+    return recovered.tail();
   }
 
   public Stats stats() {

@@ -15,11 +15,13 @@ import org.jboss.logging.Logger;
 
 /**
  * What the journal learns at open from the records PostgreSQL has not taken: where the log ends
- * (the highest sequence number, the audit chain's head), how many records wait, and the latest of
- * each state row (point value, cooldown, snapshot) for the restart to restore on top of
- * PostgreSQL's.
+ * (the highest sequence number, the audit chain's head), how many records wait, the latest of each
+ * state row (point value, cooldown, snapshot, acknowledgement mark) for the restart to restore on
+ * top of PostgreSQL's, and the MQTT samples after the last acknowledgement mark ({@link
+ * RedeliveryTail}).
  */
-record Recovered(long lastSeq, long auditSeq, String auditHead, long records, List<Row> state) {
+record Recovered(
+    long lastSeq, long auditSeq, String auditHead, long records, List<Row> state, List<Row> tail) {
   private static final Logger LOG = Logger.getLogger(Recovered.class);
 
   static Recovered scan(SegmentLog log, Position from, Optional<FedState> fed) throws IOException {
@@ -29,6 +31,7 @@ record Recovered(long lastSeq, long auditSeq, String auditHead, long records, Li
     long records = 0;
     Map<String, Row> state = new LinkedHashMap<>();
     Row snapshot = null;
+    RedeliveryTail.Collector tail = new RedeliveryTail.Collector();
     try (SegmentLog.Reader r = log.reader(from)) {
       byte[] record;
       Position end = log.end();
@@ -41,9 +44,11 @@ record Recovered(long lastSeq, long auditSeq, String auditHead, long records, Li
               head = row.value("hash");
             }
             case POINT_VALUES, ACTION_COOLDOWNS -> state.put(row.table().name + row.key(), row);
+            case INGEST_ACKNOWLEDGED -> state.put(row.table().name + row.key(), row);
             case DERIVED_SNAPSHOTS -> snapshot = row;
             default -> {}
           }
+          tail.add(row);
           if (row.table() != Table.AUDIT_LOG) {
             last = Math.max(last, row.seq());
           }
@@ -54,7 +59,7 @@ record Recovered(long lastSeq, long auditSeq, String auditHead, long records, Li
     if (snapshot != null) {
       rows.add(snapshot);
     }
-    return new Recovered(last, auditSeq, head, records, rows);
+    return new Recovered(last, auditSeq, head, records, rows, tail.rows());
   }
 
   /**
@@ -67,13 +72,13 @@ record Recovered(long lastSeq, long auditSeq, String auditHead, long records, Li
     LogEnd.Answer a = LogEnd.ask(pool, migrator, LogEnd.PATIENCE);
     if (a.end().isPresent()) {
       LogEnd.End e = a.end().get();
-      return new Recovered(e.lastSeq(), e.auditSeq(), e.auditHead(), 0, state);
+      return new Recovered(e.lastSeq(), e.auditSeq(), e.auditHead(), 0, state, tail);
     }
     long base = clock.millis() * 1000;
     LOG.warnf(
         "SEN-DB-012 PostgreSQL is not there (%s) and the journal's folder is new: numbering"
             + " starts at %d, and the audit chain starts anew (audit verify names the break)",
         a.why(), base);
-    return new Recovered(base, 0, AuditRecord.GENESIS, 0, state);
+    return new Recovered(base, 0, AuditRecord.GENESIS, 0, state, tail);
   }
 }
