@@ -180,6 +180,12 @@ public final class RedeliveryTail {
     }
     List<String> before = new ArrayList<>(bySeq.headMap(mark, true).values());
     List<String> after = new ArrayList<>(bySeq.tailMap(mark, false).values());
+    if (after.isEmpty()) {
+      // Every message taken was acknowledged (a clean stop journals its last mark after its last
+      // PUBACK): nothing is matched, so that a message queued while the gateway was down that
+      // repeats an older sample's content is taken.
+      return new Tail(mark, List.of());
+    }
     List<String> keys =
         new ArrayList<>(before.subList(Math.max(0, before.size() - BEFORE), before.size()));
     keys.addAll(after.subList(0, Math.min(MAX, after.size())));

@@ -91,4 +91,25 @@ class RedeliveryTailTest {
       }
     }
   }
+
+  @Test
+  void nothingLoggedAfterTheMark_nothingIsMatched(@TempDir Path dir) throws Exception {
+    try (TestDatabase db = TestDatabase.create()) {
+      Pool pool = Store.pool(TestDatabase.VERTX, db.url());
+      Journal j =
+          Journal.open(pool, Journal.Settings.defaults(dir), (e, p) -> {}, InstantSource.system());
+      try {
+        long last = j.offer(pass("mqtt:load", 1), List.of());
+        j.offerAcknowledged(last, T); // a clean stop: the last PUBACK, then its mark
+        assertThat(j.drain(Duration.ofSeconds(30))).isTrue();
+        RedeliveryTail.Tail tail =
+            RedeliveryTail.read(pool, true, List.of(), List.of(), Duration.ofSeconds(10));
+        assertThat(tail.mark()).isEqualTo(last);
+        assertThat(tail.keys()).as("a queued 1 after the restart is a new sample").isEmpty();
+      } finally {
+        j.close();
+        pool.close();
+      }
+    }
+  }
 }
