@@ -93,6 +93,12 @@ public final class EngineLoop {
 
     /** The command plane's and the runtime's own events (the engine's are in its pass). */
     default void events(List<ControlEvent> events) {}
+
+    /**
+     * Every message taken in passes up to {@code through} has been acknowledged (handed to the MQTT
+     * client's PUBACK): the mark a restart matches messages delivered again after (V9).
+     */
+    default void acknowledged(long through, Instant at) {}
   }
 
   /**
@@ -608,10 +614,14 @@ public final class EngineLoop {
       return;
     }
     long durable = passLog.durableSeq();
+    long before = acknowledgedThrough;
     while (!pendingAcks.isEmpty() && pendingAcks.peekFirst().seq() <= durable) {
       PendingAcks p = pendingAcks.removeFirst();
       p.acks().forEach(this::acknowledge);
       acknowledgedThrough = p.seq();
+    }
+    if (acknowledgedThrough != before) {
+      passLog.acknowledged(acknowledgedThrough, clock.instant());
     }
   }
 

@@ -74,6 +74,10 @@ public class Gateway {
   private Driver commandDriver;
   private volatile GatewayGpio gpio;
   private volatile Store store;
+
+  /** What the broker may deliver again after a crash, matched before it is taken (docs/live.md). */
+  private volatile Redelivery redelivery = Redelivery.NONE;
+
   private PassRecorder recorder;
   private volatile RevisionGate.Active active;
   private RulesetTopic rulesetTopic;
@@ -281,6 +285,7 @@ public class Gateway {
     MqttDriver.Outcomes outcomes = new CommandOutcomes(metrics, () -> store, () -> loop, clock);
     driver = new MqttDriver(mqtt, topics, outcomes);
     store = GatewayStore.open(config, vertx, () -> loop, clock);
+    redelivery = Redelivery.from(store::redeliveryTail);
     JournalMetrics.register(meterRegistry, store.journal());
     active = GatewayStore.startingRevision(store, site, topics, loaded.problems(), started);
     commandDriver = fenced(new JournaledDriver(driver, store.journal(), metrics));
@@ -404,6 +409,7 @@ public class Gateway {
             () -> loop,
             () -> rulesetTopic,
             () -> mqtt,
+            () -> redelivery,
             metrics,
             clock);
     if (homeAssistant != null) {

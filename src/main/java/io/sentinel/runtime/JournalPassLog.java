@@ -46,6 +46,11 @@ final class JournalPassLog implements EngineLoop.PassLog {
   }
 
   @Override
+  public void acknowledged(long through, Instant at) {
+    journal.offerAcknowledged(through, at);
+  }
+
+  @Override
   public void events(List<ControlEvent> events) {
     events.forEach(journal::offerEvent);
   }

@@ -30,6 +30,7 @@ final class MqttIngest implements MqttConnection.Inbound {
   private final Supplier<EngineLoop> loop;
   private final Supplier<RulesetTopic> rulesetTopic;
   private final Supplier<MqttConnection> mqtt;
+  private final Supplier<Redelivery> redelivery;
   private final GatewayMetrics metrics;
   private final InstantSource clock;
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
@@ -41,6 +42,7 @@ final class MqttIngest implements MqttConnection.Inbound {
       Supplier<EngineLoop> loop,
       Supplier<RulesetTopic> rulesetTopic,
       Supplier<MqttConnection> mqtt,
+      Supplier<Redelivery> redelivery,
       GatewayMetrics metrics,
       InstantSource clock) {
     this.topics = topics;
@@ -49,6 +51,7 @@ final class MqttIngest implements MqttConnection.Inbound {
     this.loop = loop;
     this.rulesetTopic = rulesetTopic;
     this.mqtt = mqtt;
+    this.redelivery = redelivery;
     this.metrics = metrics;
     this.clock = clock;
   }
@@ -84,6 +87,11 @@ final class MqttIngest implements MqttConnection.Inbound {
     IngestDecoder.Decoded decoded =
         facts.apply(topic, decoder.decode(topic, payload, at), delivery, at);
     String source = "mqtt:" + topic;
+    if (redelivery.get().repeats(source, decoded.samples(), decoded.deviceTime(), delivery)) {
+      // Delivered again after a crash and already in the log (durable): its PUBACK only.
+      acknowledge.run();
+      return;
+    }
     l.offer(
         decoded.samples(),
         source,

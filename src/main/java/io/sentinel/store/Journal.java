@@ -267,7 +267,7 @@ public final class Journal implements AutoCloseable {
     Recovered r = Recovered.scan(log, from, fed);
     FedState start = fed.orElse(FedState.none(from));
     if (fed.isEmpty() && r.records() == 0) {
-      r = r.fromDatabase(pool, s.writeTimeout(), migrator.orElse(() -> {}), clock);
+      r = r.fromDatabase(pool, migrator.orElse(() -> {}), clock);
       start = new FedState(from, r.lastSeq(), r.auditSeq(), r.auditHead());
     }
     if (r.records() > 0) {
@@ -361,6 +361,15 @@ public final class Journal implements AutoCloseable {
     return enqueue(new RowsItem(List.of(history), List.of(), seq), 1);
   }
 
+  /**
+   * Every MQTT message taken in passes up to {@code through} has been acknowledged to the broker
+   * (docs/live.md, "Messages delivered again after a crash"; {@link RedeliveryTail}).
+   */
+  public synchronized long offerAcknowledged(long through, Instant at) {
+    long seq = nextSeq.get();
+    return enqueue(new RowsItem(List.of(RedeliveryTail.mark(seq, through, at)), List.of(), seq), 1);
+  }
+
   private long enqueue(Item item, int seqs) {
     offered++;
     if (!queue.offer(item)) {
@@ -436,6 +445,13 @@ public final class Journal implements AutoCloseable {
    */
   List<Row> unfedState() {
     return recovered.state();
+  }
+
+  /**
+   * The MQTT samples after the last acknowledgement mark in the records PostgreSQL had not taken.
+   */
+  List<Row> unfedTail() {
+    return recovered.tail();
   }
 
   public Stats stats() {

@@ -5,7 +5,6 @@ import io.sentinel.store.wal.Position;
 import io.sentinel.store.wal.SegmentLog;
 import io.vertx.sqlclient.Pool;
 import java.io.IOException;
-import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,11 +15,13 @@ import org.jboss.logging.Logger;
 
 /**
  * What the journal learns at open from the records PostgreSQL has not taken: where the log ends
- * (the highest sequence number, the audit chain's head), how many records wait, and the latest of
- * each state row (point value, cooldown, snapshot) for the restart to restore on top of
- * PostgreSQL's.
+ * (the highest sequence number, the audit chain's head), how many records wait, the latest of each
+ * state row (point value, cooldown, snapshot, acknowledgement mark) for the restart to restore on
+ * top of PostgreSQL's, and the MQTT samples after the last acknowledgement mark ({@link
+ * RedeliveryTail}).
  */
-record Recovered(long lastSeq, long auditSeq, String auditHead, long records, List<Row> state) {
+record Recovered(
+    long lastSeq, long auditSeq, String auditHead, long records, List<Row> state, List<Row> tail) {
   private static final Logger LOG = Logger.getLogger(Recovered.class);
 
   static Recovered scan(SegmentLog log, Position from, Optional<FedState> fed) throws IOException {
@@ -30,6 +31,7 @@ record Recovered(long lastSeq, long auditSeq, String auditHead, long records, Li
     long records = 0;
     Map<String, Row> state = new LinkedHashMap<>();
     Row snapshot = null;
+    RedeliveryTail.Collector tail = new RedeliveryTail.Collector();
     try (SegmentLog.Reader r = log.reader(from)) {
       byte[] record;
       Position end = log.end();
@@ -42,9 +44,11 @@ record Recovered(long lastSeq, long auditSeq, String auditHead, long records, Li
               head = row.value("hash");
             }
             case POINT_VALUES, ACTION_COOLDOWNS -> state.put(row.table().name + row.key(), row);
+            case INGEST_ACKNOWLEDGED -> state.put(row.table().name + row.key(), row);
             case DERIVED_SNAPSHOTS -> snapshot = row;
             default -> {}
           }
+          tail.add(row);
           if (row.table() != Table.AUDIT_LOG) {
             last = Math.max(last, row.seq());
           }
@@ -55,49 +59,26 @@ record Recovered(long lastSeq, long auditSeq, String auditHead, long records, Li
     if (snapshot != null) {
       rows.add(snapshot);
     }
-    return new Recovered(last, auditSeq, head, records, rows);
+    return new Recovered(last, auditSeq, head, records, rows, tail.rows());
   }
 
   /**
    * An empty journal with no record of what PostgreSQL has (a first start, or a new folder): the
-   * end of the log is PostgreSQL's. If it does not answer, numbering starts from the clock (epoch
-   * milliseconds times 1,000: above any earlier run's numbers), and the audit chain starts anew;
-   * both are said.
+   * end of the log is PostgreSQL's, waited for while PostgreSQL is there ({@link LogEnd}). If it is
+   * not there, numbering starts from the clock (epoch milliseconds times 1,000: above any earlier
+   * run's numbers), and the audit chain starts anew; both are said.
    */
-  Recovered fromDatabase(
-      Pool pool, Duration timeout, Feeder.Migrator migrator, InstantSource clock) {
-    RowWriter probe =
-        new RowWriter(
-            pool, timeout.compareTo(Duration.ofSeconds(3)) > 0 ? Duration.ofSeconds(3) : timeout);
-    try {
-      migrator.migrate();
-      io.vertx.sqlclient.Row r =
-          probe
-              .await(
-                  pool.query(
-                          "SELECT greatest((SELECT max(seq) FROM observations),"
-                              + " (SELECT max(seq) FROM claim_changes), (SELECT max(seq) FROM decisions),"
-                              + " (SELECT max(seq) FROM actions), (SELECT max(seq) FROM firings),"
-                              + " (SELECT max(seq) FROM control_events), (SELECT max(seq) FROM commands),"
-                              + " (SELECT max(seq) FROM command_states),"
-                              + " (SELECT max(seq) FROM derived_snapshots)) AS last,"
-                              + " (SELECT max(seq) FROM audit_log) AS audit_seq,"
-                              + " (SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1) AS audit_head")
-                      .execute())
-              .iterator()
-              .next();
-      long last = r.getLong("last") == null ? 0 : r.getLong("last");
-      if (r.getLong("audit_seq") != null) {
-        return new Recovered(last, r.getLong("audit_seq"), r.getString("audit_head"), 0, state);
-      }
-      return new Recovered(last, 0, AuditRecord.GENESIS, 0, state);
-    } catch (Exception e) {
-      long base = clock.millis() * 1000;
-      LOG.warnf(
-          "SEN-DB-012 PostgreSQL does not answer (%s) and the journal's folder is new: numbering"
-              + " starts at %d, and the audit chain starts anew (audit verify names the break)",
-          e.getMessage(), base);
-      return new Recovered(base, 0, AuditRecord.GENESIS, 0, state);
+  Recovered fromDatabase(Pool pool, Feeder.Migrator migrator, InstantSource clock) {
+    LogEnd.Answer a = LogEnd.ask(pool, migrator, LogEnd.PATIENCE);
+    if (a.end().isPresent()) {
+      LogEnd.End e = a.end().get();
+      return new Recovered(e.lastSeq(), e.auditSeq(), e.auditHead(), 0, state, tail);
     }
+    long base = clock.millis() * 1000;
+    LOG.warnf(
+        "SEN-DB-012 PostgreSQL is not there (%s) and the journal's folder is new: numbering"
+            + " starts at %d, and the audit chain starts anew (audit verify names the break)",
+        a.why(), base);
+    return new Recovered(base, 0, AuditRecord.GENESIS, 0, state, tail);
   }
 }

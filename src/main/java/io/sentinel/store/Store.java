@@ -147,6 +147,15 @@ public final class Store implements AutoCloseable {
     return RestartReader.overlaid(fromDatabase, journal.unfedState());
   }
 
+  /**
+   * What the broker can deliver again after a crash: the MQTT samples logged after the last
+   * acknowledgement mark (docs/live.md), read at start before MQTT connects.
+   */
+  public RedeliveryTail.Tail redeliveryTail() {
+    return RedeliveryTail.read(
+        pool, !journal.degraded(), journal.unfedState(), journal.unfedTail(), READ_TIMEOUT);
+  }
+
   /** Whether PostgreSQL answers a trivial query within {@code timeout}. */
   static boolean answers(Pool pool, Duration timeout) {
     try {

@@ -130,7 +130,12 @@ enum Table {
           "detail:jsonb",
           "previous_hash:text",
           "hash:text"),
-      Optional.empty());
+      Optional.empty()),
+  // Last: a record's rows name their table by ordinal, so a new table never renumbers the others.
+  INGEST_ACKNOWLEDGED(
+      "ingest_acknowledged",
+      List.of("source:text", "through:bigint", "at:timestamptz", "seq:bigint"),
+      Optional.of("source"));
 
   final String name;
   final List<String> columns;

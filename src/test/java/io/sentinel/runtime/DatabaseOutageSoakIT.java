@@ -147,6 +147,7 @@ class DatabaseOutageSoakIT {
             count("SELECT count(DISTINCT value_num) FROM observations WHERE point_id = 'soak.load'")
                 == SAMPLES);
     long drained = System.nanoTime();
+    long rows = count("SELECT count(*) FROM observations WHERE point_id = 'soak.load'");
     assertThat(count("SELECT count(*) FROM dead_letters")).isZero();
     assertThat(count("SELECT count(*) FROM commands WHERE point_id = 'soak.valve'"))
         .as("the outage's commands are logged too")
@@ -156,7 +157,8 @@ class DatabaseOutageSoakIT {
     System.out.printf(
         "DatabaseOutageSoakIT (%s): %d samples at %.0f/s offered; PostgreSQL down %d s (%d"
             + " published before, %d by its return); liveness 200 at %d probes, readiness %d"
-            + " while down; every sample logged %.1f s after the device finished%n",
+            + " while down; every sample logged %.1f s after the device finished, %d rows (%d"
+            + " logged twice); load average %s%n",
         rig.mqtt,
         SAMPLES,
         offered,
@@ -165,7 +167,10 @@ class DatabaseOutageSoakIT {
         publishedAtStart,
         liveProbes,
         readyWhileDown,
-        (drained - started) / 1e9 - SAMPLES / (double) RATE);
+        (drained - started) / 1e9 - SAMPLES / (double) RATE,
+        rows,
+        rows - SAMPLES,
+        loadAverage());
   }
 
   private Process startGateway() throws IOException {
@@ -180,6 +185,14 @@ class DatabaseOutageSoakIT {
             url.toString(), // the embedded server has no password
             "SENTINEL_MQTT_VERSION",
             rig.embeddedBroker() ? "3" : "5"));
+  }
+
+  private static String loadAverage() {
+    try {
+      return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
+    } catch (IOException e) {
+      return "unknown";
+    }
   }
 
   private int commands() {

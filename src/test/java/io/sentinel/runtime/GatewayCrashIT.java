@@ -20,10 +20,11 @@ import org.junit.jupiter.api.Timeout;
  * Issue 5's crash test, on the packaged application: the gateway process is SIGKILLed while a
  * device publishes at QoS 1. The gateway acknowledges a message to the broker only once the pass
  * that took it is durable in its journal, and its session is persistent (same client id, clean
- * session off), so after a restart every sample the device published is in the observations table
- * (at least once: a message logged but not yet acknowledged when the gateway died is delivered and
- * logged again). A rule whose input was live before the crash commands nothing on the restored
- * value; it commands again once a live sample arrives.
+ * session off), so after a restart every sample the device published is in the observations table,
+ * exactly once: a message logged but not yet acknowledged when the gateway died is delivered again,
+ * matched against the log's tail after the last acknowledgement mark, acknowledged and not logged a
+ * second time (docs/live.md). A rule whose input was live before the crash commands nothing on the
+ * restored value; it commands again once a live sample arrives.
  *
  * <p>Uses a Mosquitto of its own configured as a gateway's broker (PackagedGateway; else Moquette)
  * and PostgreSQL (127.0.0.1:5432, else an embedded one) and {@code
@@ -156,6 +157,9 @@ class GatewayCrashIT {
     }
     assertThat(values).isEqualTo(expected);
     long rows = db.count("SELECT count(*) FROM observations WHERE point_id = '" + LOAD + "'");
+    assertThat(rows)
+        .as("every sample once: none the broker delivered again after the kill logged twice")
+        .isEqualTo(SAMPLES);
     // The temperature came back restored, not live: no valve command in any pass since.
     Thread.sleep(500);
     assertThat(recorder.on(topic("commands/" + VALVE))).hasSize(valveCommandsBefore);

@@ -1,0 +1,115 @@
+package io.sentinel.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sentinel.engine.PassResult;
+import io.sentinel.passlog.Observation;
+import io.sentinel.passlog.PassRecord;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Value;
+import io.vertx.sqlclient.Pool;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The tail a restart matches messages delivered again against: the MQTT samples after the last
+ * acknowledgement mark (and some before it), from PostgreSQL and from the journal's unfed records,
+ * in the log's order.
+ */
+class RedeliveryTailTest {
+  private static final Instant T = Instant.parse("2026-12-01T20:00:00.123456789Z");
+  private static final PassResult NOTHING =
+      new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
+
+  private static PassRecord pass(String source, double v) {
+    return new PassRecord(
+        T,
+        List.of(
+            new Observation(
+                "load", Value.of(v), Quality.LIVE, source, Optional.of(T.minusSeconds(1)), T)),
+        NOTHING);
+  }
+
+  private static String key(double v) {
+    return RedeliveryTail.key("mqtt:load", "load", Value.of(v), Optional.of(T.minusSeconds(1)));
+  }
+
+  @Test
+  void samplesAfterTheMark_fromPostgresAndTheUnfedJournal_inOrder(@TempDir Path dir)
+      throws Exception {
+    try (TestDatabase db = TestDatabase.create()) {
+      Pool pool = Store.pool(TestDatabase.VERTX, db.url());
+      Journal.Settings settings = Journal.Settings.defaults(dir);
+      Journal j = Journal.open(pool, settings, (e, p) -> {}, InstantSource.system());
+      long first = j.offer(pass("mqtt:load", 1), List.of());
+      j.offer(pass("mqtt:load", 2), List.of());
+      j.offerAcknowledged(first, T);
+      j.offer(pass("gpio:17", 9), List.of()); // not MQTT: never delivered again
+      j.offer(pass("mqtt:load", 3), List.of());
+      assertThat(j.drain(Duration.ofSeconds(30))).isTrue();
+      j.close();
+
+      // PostgreSQL shut out: what follows stays in the journal's folder, unfed.
+      db.executeOnServer("ALTER DATABASE " + db.url().database() + " ALLOW_CONNECTIONS false");
+      db.executeOnServer(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
+              + db.url().database()
+              + "' AND pid <> pg_backend_pid()");
+      pool.close();
+      Pool away = Store.pool(TestDatabase.VERTX, db.url());
+      j = Journal.open(away, settings, (e, p) -> {}, InstantSource.system());
+      j.offer(pass("mqtt:load", 4), List.of());
+      assertThat(j.flush(Duration.ofSeconds(10))).isTrue();
+      j.close();
+      away.close();
+      db.executeOnServer("ALTER DATABASE " + db.url().database() + " ALLOW_CONNECTIONS true");
+
+      Pool back = Store.pool(TestDatabase.VERTX, db.url());
+      // Opened without its feeder reaching PostgreSQL first: the tail is read as a start reads it.
+      Journal reopened = Journal.open(back, settings, (e, p) -> {}, InstantSource.system());
+      try {
+        RedeliveryTail.Tail tail =
+            RedeliveryTail.read(
+                back, true, reopened.unfedState(), reopened.unfedTail(), Duration.ofSeconds(10));
+        assertThat(tail.mark()).isEqualTo(first);
+        // 1 is at the mark: its PUBACK may not have left the process before it died.
+        assertThat(tail.keys()).containsExactly(key(1), key(2), key(3), key(4));
+
+        RedeliveryTail.Tail journalAlone =
+            RedeliveryTail.read(
+                back, false, reopened.unfedState(), reopened.unfedTail(), Duration.ofSeconds(10));
+        assertThat(journalAlone).isEqualTo(RedeliveryTail.Tail.NONE);
+      } finally {
+        reopened.close();
+        back.close();
+      }
+    }
+  }
+
+  @Test
+  void nothingLoggedAfterTheMark_nothingIsMatched(@TempDir Path dir) throws Exception {
+    try (TestDatabase db = TestDatabase.create()) {
+      Pool pool = Store.pool(TestDatabase.VERTX, db.url());
+      Journal j =
+          Journal.open(pool, Journal.Settings.defaults(dir), (e, p) -> {}, InstantSource.system());
+      try {
+        long last = j.offer(pass("mqtt:load", 1), List.of());
+        j.offerAcknowledged(last, T); // a clean stop: the last PUBACK, then its mark
+        assertThat(j.drain(Duration.ofSeconds(30))).isTrue();
+        RedeliveryTail.Tail tail =
+            RedeliveryTail.read(pool, true, List.of(), List.of(), Duration.ofSeconds(10));
+        assertThat(tail.mark()).isEqualTo(last);
+        assertThat(tail.keys()).as("a queued 1 after the restart is a new sample").isEmpty();
+      } finally {
+        j.close();
+        pool.close();
+      }
+    }
+  }
+}
