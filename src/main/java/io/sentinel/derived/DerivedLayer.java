@@ -132,9 +132,12 @@ public final class DerivedLayer {
       generation[d] = 1;
       scheduleState(d);
     }
+    // The points no derived point reads (most of a site) share one empty array: a sample of one
+    // reads no array of its own.
+    int[] none = new int[0];
     readers =
         readerLists.stream()
-            .map(l -> l.stream().mapToInt(Integer::intValue).toArray())
+            .map(l -> l.isEmpty() ? none : l.stream().mapToInt(Integer::intValue).toArray())
             .toArray(int[][]::new);
     watchDue = new Instant[points.size()];
     watched = new boolean[points.size()];
@@ -244,7 +247,7 @@ public final class DerivedLayer {
       }
       // A pending watchdog check is earlier than any this sample would set; only a change of
       // quality can make the point age sooner.
-      if (watchDue[p] == null || tr != null && tr.qualityChanged()) {
+      if (watched[p] && (watchDue[p] == null || tr != null && tr.qualityChanged())) {
         scheduleWatch(p, t);
       }
     }
