@@ -51,6 +51,13 @@ public final class GreenhouseBench {
   private String json;
   private Path writeSite;
 
+  /**
+   * Calls System.gc() right before and right after the measured phase, so that an instruction
+   * counter can cut that phase out of the run exactly: {@code valgrind --tool=callgrind
+   * --dump-before=JVM_GC} writes one part per call (docs/benchmarks.md).
+   */
+  private boolean markMeasured;
+
   /** Counters of one phase. */
   private static final class Phase {
     final String name;
@@ -106,12 +113,13 @@ public final class GreenhouseBench {
         case "--pass-ms" -> passMs = Long.parseLong(a[++i]);
         case "--json" -> json = a[++i];
         case "--write-site" -> writeSite = Path.of(a[++i]);
+        case "--mark-measured" -> markMeasured = true;
         default ->
             throw new IllegalArgumentException(
                 "unknown option "
                     + a[i]
                     + " (--zones --batch --flip-every --seed --derived --warmup --transitions"
-                    + " --pass-ms --json --write-site)");
+                    + " --pass-ms --json --write-site --mark-measured)");
       }
     }
   }
@@ -263,6 +271,9 @@ public final class GreenhouseBench {
     p.times = new long[timed ? (int) (count / batch) + 2 : 0];
     p.cpuTimes = new long[p.times.length];
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    if (timed && markMeasured) {
+      System.gc();
+    }
     long gc0 = gcCount(), gcMs0 = gcMs(), w0 = System.nanoTime();
     for (long remaining = count; remaining > 0; ) {
       int n = (int) Math.min(batch, remaining);
@@ -310,6 +321,9 @@ public final class GreenhouseBench {
       }
       p.transitions += n;
       p.passes++;
+    }
+    if (timed && markMeasured) {
+      System.gc();
     }
     p.gcCount = gcCount() - gc0;
     p.gcMs = gcMs() - gcMs0;

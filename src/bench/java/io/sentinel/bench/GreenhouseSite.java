@@ -15,6 +15,19 @@ import java.nio.file.Path;
 final class GreenhouseSite {
   private GreenhouseSite() {}
 
+  /**
+   * A site loader reads a YAML document of at most 2 MiB (issue 13); 10,000 of these rules are 2.4
+   * MB. Past this many zones the rules go in files of this many, {@code rules/bench-01.yaml} on, in
+   * zone order: the same rules in the same order as the shared script's one {@code bench.yaml}.
+   */
+  private static final int RULES_PER_FILE = 4000;
+
+  private static void writeRules(Path dir, int file, CharSequence rules) throws IOException {
+    Files.writeString(
+        dir.resolve("rules").resolve(String.format(java.util.Locale.ROOT, "bench-%02d.yaml", file)),
+        rules);
+  }
+
   static Path write(int zones, int derived, Path dir) throws IOException {
     if (derived > zones) {
       throw new IllegalArgumentException("at most one derived point per zone: " + derived);
@@ -22,7 +35,12 @@ final class GreenhouseSite {
     Files.createDirectories(dir.resolve("rules"));
     StringBuilder points = new StringBuilder("points:\n");
     StringBuilder rules = new StringBuilder();
+    int file = 0;
     for (int i = 1; i <= zones; i++) {
+      if (zones > RULES_PER_FILE && i > 1 && (i - 1) % RULES_PER_FILE == 0) {
+        writeRules(dir, ++file, rules);
+        rules.setLength(0);
+      }
       points
           .append("  bench.z")
           .append(i)
@@ -48,7 +66,11 @@ final class GreenhouseSite {
           .append("  warmup: all_inputs_live\n");
     }
     Files.writeString(dir.resolve("points.yaml"), points);
-    Files.writeString(dir.resolve("rules").resolve("bench.yaml"), rules);
+    if (zones > RULES_PER_FILE) {
+      writeRules(dir, ++file, rules);
+    } else {
+      Files.writeString(dir.resolve("rules").resolve("bench.yaml"), rules);
+    }
     if (derived > 0) {
       StringBuilder d = new StringBuilder("derived:\n");
       for (int i = 1; i <= derived; i++) {

@@ -31,6 +31,11 @@ public final class Arbiter {
    * One point's claims, in the order they were first asserted (a claim asserted again keeps its
    * place). A caller that arbitrates the same point over and over (the engine) keeps the table it
    * got from {@link #table} and asks by it, so that no point id is hashed on its hot path.
+   *
+   * <p>A claim's freshness and matched count also sit in {@link #keys} as primitives, where {@link
+   * #rekey} moves them in place: a rule whose answer stays the same while its input moves (every
+   * sample of a hot zone) builds no new claim and stores no reference into this long-lived table.
+   * The claim is rebuilt with its keys when arbitration or a view next reads it.
    */
   public static final class Table {
     final String pointId;
@@ -39,7 +44,16 @@ public final class Arbiter {
     /** The claims' rule ids, beside them: a claim asserted again is found without reading one. */
     private String[] rules = new String[1];
 
+    /** Per claim, two longs: freshness' epoch second; its nano (high half) and matched (low). */
+    private long[] keys = new long[2];
+
+    /** In place of an epoch second (none is this small): the claim has no freshness to move. */
+    private static final long AS_ASSERTED = Long.MIN_VALUE;
+
     private int size;
+
+    /** Counts the asserts and releases (not the re-keys): unchanged, so are rules and values. */
+    private int version;
 
     Table(String pointId) {
       this.pointId = pointId;
@@ -53,28 +67,100 @@ public final class Arbiter {
       return size;
     }
 
+    /**
+     * Moves on with every claim asserted or released here, not with a {@link #rekey}: while it
+     * stays, so do the claims' rules and values (a sole claim's outcome among them).
+     */
+    public int version() {
+      return version;
+    }
+
     void put(Claim claim) {
+      version++;
       String rule = claim.ruleId();
       for (int k = 0; k < size; k++) {
         String other = rules[k];
         if (other == rule || other.equals(rule)) {
           claims[k] = claim;
+          keysOf(k, claim);
           return;
         }
       }
       if (size == claims.length) {
         claims = java.util.Arrays.copyOf(claims, size * 2);
         rules = java.util.Arrays.copyOf(rules, size * 2);
+        keys = java.util.Arrays.copyOf(keys, size * 4);
       }
       rules[size] = rule;
-      claims[size++] = claim;
+      claims[size] = claim;
+      keysOf(size++, claim);
+    }
+
+    /**
+     * Moves the freshness (epoch second and nano) and matched count of the claim of {@code ruleId}
+     * in place; false when the rule has no claim here (the caller then asserts one).
+     */
+    public boolean rekey(String ruleId, long second, int nano, int matched) {
+      for (int k = 0; k < size; k++) {
+        String other = rules[k];
+        if (other == ruleId || other.equals(ruleId)) {
+          setKeys(k, second, nano, matched);
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** The keys of a claim as asserted; a claim without a freshness is read as it is. */
+    private void keysOf(int k, Claim claim) {
+      java.time.Instant f = claim.freshness();
+      if (f == null) {
+        keys[2 * k] = AS_ASSERTED;
+        return;
+      }
+      setKeys(k, f.getEpochSecond(), f.getNano(), claim.matched());
+    }
+
+    private void setKeys(int k, long second, int nano, int matched) {
+      keys[2 * k] = second;
+      keys[2 * k + 1] = ((long) nano << 32) | (matched & 0xFFFFFFFFL);
+    }
+
+    /** The k-th claim with its current keys, rebuilt if {@link #rekey} moved them. */
+    Claim claim(int k) {
+      Claim c = claims[k];
+      long second = keys[2 * k];
+      if (second == AS_ASSERTED) {
+        return c;
+      }
+      int nano = (int) (keys[2 * k + 1] >>> 32);
+      int matched = (int) keys[2 * k + 1];
+      java.time.Instant f = c.freshness();
+      if (f == null
+          || f.getEpochSecond() != second
+          || f.getNano() != nano
+          || c.matched() != matched) {
+        c =
+            new Claim(
+                c.ruleId(),
+                c.pointId(),
+                c.band(),
+                c.priority(),
+                c.value(),
+                java.time.Instant.ofEpochSecond(second, nano),
+                matched);
+        claims[k] = c;
+      }
+      return c;
     }
 
     void remove(String ruleId) {
+      version++;
       for (int k = 0; k < size; k++) {
         if (rules[k].equals(ruleId)) {
           System.arraycopy(claims, k + 1, claims, k, size - k - 1);
           System.arraycopy(rules, k + 1, rules, k, size - k - 1);
+          System.arraycopy(keys, 2 * k + 2, keys, 2 * k, 2 * (size - k - 1));
           claims[--size] = null;
           rules[size] = null;
           return;
@@ -83,7 +169,11 @@ public final class Arbiter {
     }
 
     List<Claim> list() {
-      return List.of(java.util.Arrays.copyOf(claims, size));
+      Claim[] all = new Claim[size];
+      for (int k = 0; k < size; k++) {
+        all[k] = claim(k);
+      }
+      return List.of(all);
     }
   }
 
@@ -147,13 +237,13 @@ public final class Arbiter {
     }
     if (table.size == 1) {
       // A sole claim (most points): no copy to sort.
-      Claim sole = table.claims[0];
+      Claim sole = table.claim(0);
       return new Decision(
           pointId, Optional.of(sole), Optional.of(sole.value()), List.of(sole), "sole");
     }
     List<Claim> contenders = new ArrayList<>(table.size);
     for (int k = 0; k < table.size; k++) {
-      contenders.add(table.claims[k]);
+      contenders.add(table.claim(k));
     }
     contenders.sort(ORDER);
     Claim winner = contenders.get(0);

@@ -93,9 +93,12 @@ public final class DerivedLayer {
       generation[d] = 1;
       scheduleState(d);
     }
+    // The points no derived point reads (most of a site) share one empty array: a sample of one
+    // reads no array of its own.
+    int[] none = new int[0];
     readers =
         readerLists.stream()
-            .map(l -> l.stream().mapToInt(Integer::intValue).toArray())
+            .map(l -> l.isEmpty() ? none : l.stream().mapToInt(Integer::intValue).toArray())
             .toArray(int[][]::new);
     stepUpdates = new StepUpdates(points.size());
   }

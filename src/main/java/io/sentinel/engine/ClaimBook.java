@@ -42,6 +42,9 @@ final class ClaimBook {
 
     boolean changed;
 
+    /** The table's version when {@link #last} was decided from it (-1: not from this table). */
+    int decidedVersion = -1;
+
     Slot(String pointId, Arbiter arbiter) {
       this.pointId = pointId;
       this.arbiter = arbiter;
@@ -91,8 +94,11 @@ final class ClaimBook {
     if (desired == r.heldAs || desired.isEmpty() && r.held.isEmpty() || desired.equals(r.held)) {
       // The common case of a re-evaluation with the same answer: nothing leaves the rule, but its
       // keys may have moved on (seed 001: "then freshest input"). heldAs is the map the held
-      // claims were last made equal to, so that the same answer is told without comparing maps.
-      r.heldAs = desired;
+      // claims were last made equal to, so that the same answer is told without comparing maps
+      // (stored only when it moves: a reference stored into the rule's record dirties a card).
+      if (r.heldAs != desired) {
+        r.heldAs = desired;
+      }
       rekey(r);
       return;
     }
@@ -133,25 +139,37 @@ final class ClaimBook {
    * Arbitration's freshness and matched count are the rule's as of its latest evaluation, not as of
    * when it first claimed: a rule whose input changed while its answer stayed the same is the
    * fresher. The claims it holds are re-keyed without a claim change (nothing reaches the command
-   * plane or the flap limit unless the winner changes); their points are arbitrated again.
+   * plane or the flap limit unless the winner changes); their points are arbitrated again. The keys
+   * move in place in the points' tables (a held claim is always in its table, with the held value
+   * and the rule's band and priority; were it not, it is asserted as before).
    */
   private void rekey(RuleRuntime r) {
-    if (r.held.isEmpty()) {
-      r.claimedFreshness = r.freshness();
-      r.claimedMatched = r.matched;
-      return;
-    }
     Instant freshness = r.freshness();
-    if (freshness.equals(r.claimedFreshness) && r.matched == r.claimedMatched) {
+    if (r.held.isEmpty()) {
+      r.claimAt(freshness, r.matched);
       return;
     }
-    r.claimedFreshness = freshness;
-    r.claimedMatched = r.matched;
-    for (Map.Entry<String, Value> e : r.held.entrySet()) {
-      Slot slot = slotOf(r, e.getKey());
-      arbiter.assertClaim(slot.table(), claim(r, e.getKey(), e.getValue()));
-      markChanged(slot);
+    if (r.claimedAt(freshness) && r.matched == r.claimedMatched) {
+      return;
     }
+    r.claimAt(freshness, r.matched);
+    if (r.claimPoints.length == 1) {
+      // A rule of one claim (most rules) holds it on that claim's point: no walk of the held map.
+      rekeyOn(r, r.claimPoints[0]);
+      return;
+    }
+    for (String point : r.held.keySet()) {
+      rekeyOn(r, point);
+    }
+  }
+
+  private void rekeyOn(RuleRuntime r, String point) {
+    Slot slot = slotOf(r, point);
+    Arbiter.Table table = slot.table();
+    if (!table.rekey(r.ruleId, r.claimedSecond, r.claimedNano, r.claimedMatched)) {
+      arbiter.assertClaim(table, claim(r, point, r.held.get(point)));
+    }
+    markChanged(slot);
   }
 
   /** The slot of a point the rule claims: the rule keeps it, so it is looked up once. */
@@ -200,7 +218,7 @@ final class ClaimBook {
         rule.band(),
         rule.priority(),
         value,
-        r.claimedFreshness,
+        r.claimedFreshness(),
         r.claimedMatched);
   }
 
@@ -295,6 +313,12 @@ final class ClaimBook {
       Arbiter.Table table = slot.existing();
       if (last != null
           && table != null
+          && table.size() == 1
+          && table.version() == slot.decidedVersion) {
+        continue; // nothing asserted or released since its sole claim was decided: re-keyed only
+      }
+      if (last != null
+          && table != null
           && Arbiter.stillSole(table, slot.lastRule, slot.lastValue)) {
         continue; // the same sole claim as last decided: nothing new to build or send
       }
@@ -310,6 +334,7 @@ final class ClaimBook {
         continue; // nothing was ever decided for this point: nothing to release
       }
       slot.decided(d);
+      slot.decidedVersion = table == null ? -1 : table.version();
       out.decisions.add(d);
     }
     changedSlots.clear();

@@ -104,8 +104,10 @@ public final class Engine {
     this.start = start;
     var list = ruleSet.rules();
     rules = new RuleRuntime[list.size()];
+    Map<io.sentinel.expr.Condition, io.sentinel.expr.Condition> conditions = new HashMap<>();
     for (int i = 0; i < rules.length; i++) {
-      RuleRuntime r = new RuleRuntime(list.get(i), i, points, limits.evaluationsPerRule());
+      RuleRuntime r =
+          new RuleRuntime(list.get(i), i, points, limits.evaluationsPerRule(), conditions);
       RulePolicy.prepare(r);
       rules[i] = r;
       byId.put(r.rule.id(), r);

@@ -27,6 +27,8 @@ final class RulePolicy {
   private final Triggers triggers;
   private final RuleActions actions;
   private final PassOutputs out;
+  private final long windowNanos;
+  private final RuleInputs inputs = new RuleInputs();
 
   RulePolicy(
       EngineLimits limits,
@@ -42,6 +44,7 @@ final class RulePolicy {
     this.triggers = triggers;
     this.actions = new RuleActions(out);
     this.out = out;
+    this.windowNanos = limits.evaluationWindow().toNanos();
   }
 
   /** Works out the claims a rule holds in each state, once. */
@@ -152,10 +155,8 @@ final class RulePolicy {
     }
     // A level-triggered rule (transition, interval) re-derives its claims whenever it starts
     // deciding again. Edge and quality triggers stay event-like: leaving warmup is not an edge.
-    boolean levelTriggered =
-        r.rule.trigger() instanceof Trigger.OnTransition
-            || r.rule.trigger() instanceof Trigger.OnInterval;
-    if ((flags & Triggers.TRIGGERED) == 0 && !((flags & Triggers.FORCED) != 0 && levelTriggered)) {
+    if ((flags & Triggers.TRIGGERED) == 0
+        && !((flags & Triggers.FORCED) != 0 && r.levelTriggered)) {
       return;
     }
     evaluate(r, t);
@@ -254,33 +255,38 @@ final class RulePolicy {
 
   private void evaluate(RuleRuntime r, Instant t) {
     long nanos = epochNanos(t);
-    if (!r.recordEvaluation(nanos, limits.evaluationWindow().toNanos())) {
+    if (!r.recordEvaluation(nanos, windowNanos)) {
       suspend(r, t);
       return;
     }
-    r.now = t;
+    RuleInputs in = inputs.of(r, t);
     if (r.latched) {
-      if (!r.rule.holdUntil().orElseThrow().test(r)) {
+      if (!r.rule.holdUntil().orElseThrow().test(in)) {
         return; // latched: the claims stay until the release condition holds
       }
       r.latched = false;
       out.event("latch-released", r.rule.id(), "hold_until holds: the rule decides again", t);
     }
     boolean wasTrue = r.lastCondition.orElse(false);
-    boolean condition = r.rule.when().test(r);
-    r.lastCondition = condition ? HELD : NOT_HELD;
-    r.matched = condition ? r.rule.when().matched(r) : 0;
+    boolean condition = r.when.test(in);
+    Optional<Boolean> last = condition ? HELD : NOT_HELD;
+    if (r.lastCondition != last) {
+      r.lastCondition = last; // stored only when it changes: no card dirtied by the same answer
+    }
+    r.matched = condition ? r.when.matched(in) : 0;
     if (!condition) {
       claims.set(r, Map.of(), t, "condition false");
       return;
     }
-    if (r.rule.holdUntil().isPresent()) {
+    if (r.hasHoldUntil) {
       r.latched = true;
       out.event("latch-set", r.rule.id(), "claims held until its hold_until condition holds", t);
     }
     claims.set(r, r.whenTrue, t, "condition true");
     claims.refreshExpiry(r, t);
-    actions.fire(r, t, wasTrue);
+    if (r.hasActions) {
+      actions.fire(r, t, wasTrue);
+    }
   }
 
   /** More evaluations than the limit allows: the rule lets go until an operator resumes it. */

@@ -1,21 +1,40 @@
 package io.sentinel.engine;
 
-import io.sentinel.expr.Inputs;
+import io.sentinel.expr.Condition;
 import io.sentinel.point.PointState;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Rule;
+import io.sentinel.rule.Trigger;
 import io.sentinel.rule.Warmup;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
-/** The engine's mutable record of one rule. Only {@link Engine} changes it. */
-final class RuleRuntime implements Inputs {
+/**
+ * The engine's mutable record of one rule. Only {@link Engine} changes it.
+ *
+ * <p>A visit is meant to read this object and not the rule's definition (a site of 10,000 rules
+ * visits each rather seldom, so every object on the path is a cache miss), and to store no
+ * reference into it: under G1 each such store into a long-lived object dirties a card that a
+ * refinement thread, or the engine's thread itself, must scan afterwards.
+ */
+final class RuleRuntime {
   final Rule rule;
   final int index;
+
+  /** Of the definition, what a visit asks: the id (the rule's own string), the condition. */
+  final String ruleId;
+
+  final Condition when;
+
+  /** A transition or interval trigger: claims are re-derived whenever the rule decides again. */
+  final boolean levelTriggered;
+
+  final boolean hasHoldUntil;
+  final boolean hasActions;
   final int[] slots;
   final String[] inputNames;
 
@@ -50,9 +69,6 @@ final class RuleRuntime implements Inputs {
   /** The one pending timer for expires_in, if any. */
   Instant expiryTimer;
 
-  /** The instant of the evaluation under way. */
-  Instant now = Instant.EPOCH;
-
   Instant nextInterval;
 
   /** Claims held now, point id to value, in claim order. */
@@ -80,20 +96,52 @@ final class RuleRuntime implements Inputs {
    */
   long generation = 1;
 
-  /** The freshness and matched count its claims are arbitrated with (ClaimBook.rekey). */
-  Instant claimedFreshness = Instant.EPOCH;
+  /**
+   * The freshness its claims are arbitrated with (ClaimBook.rekey) as epoch second and nano, and
+   * the matched count: primitives, so that re-keying stores no reference.
+   */
+  long claimedSecond;
 
+  int claimedNano;
   int claimedMatched;
 
-  /** Ring of recent evaluation instants (epoch nanos), for the evaluation limit. */
-  final long[] evaluations;
+  /**
+   * Ring of recent evaluation instants (epoch nanos), oldest at {@link #evaluationHead} once full,
+   * for the evaluation limit. It starts small and grows, up to the limit, only when it is full of
+   * evaluations that all lie within the window: an evaluation it overwrites lies outside the window
+   * and stays outside, so it always holds every evaluation the limit can count (a rule evaluated
+   * once a second keeps 16 entries, not the limit's 600).
+   */
+  private long[] evaluations;
 
-  int evaluationHead;
-  int evaluationCount;
+  private final int evaluationLimit;
+  private int evaluationHead;
+  private int evaluationCount;
 
   RuleRuntime(Rule rule, int index, PointTable points, int evaluationLimit) {
+    this(rule, index, points, evaluationLimit, new java.util.HashMap<>());
+  }
+
+  /**
+   * @param conditions the conditions of the rules made so far, each by itself: a condition equal to
+   *     one of them (conditions are immutable values over input slots, so the many rules of a
+   *     templated site have equal ones) is evaluated through that one, which stays in cache
+   */
+  RuleRuntime(
+      Rule rule,
+      int index,
+      PointTable points,
+      int evaluationLimit,
+      Map<Condition, Condition> conditions) {
     this.rule = rule;
     this.index = index;
+    this.ruleId = rule.id();
+    this.when = conditions.computeIfAbsent(rule.when(), c -> c);
+    this.levelTriggered =
+        rule.trigger() instanceof Trigger.OnTransition
+            || rule.trigger() instanceof Trigger.OnInterval;
+    this.hasHoldUntil = rule.holdUntil().isPresent();
+    this.hasActions = !rule.actions().isEmpty();
     this.points = points;
     this.slots = rule.inputs().values().stream().mapToInt(points::indexOf).toArray();
     this.inputNames = rule.inputs().keySet().toArray(String[]::new);
@@ -115,17 +163,29 @@ final class RuleRuntime implements Inputs {
     this.expires = rule.claims().stream().anyMatch(c -> c.expiresIn().isPresent());
     this.actionLastFired = new Instant[rule.actions().size()];
     this.actionSeq = new long[rule.actions().size()];
-    this.evaluations = new long[evaluationLimit];
+    this.evaluationLimit = evaluationLimit;
+    this.evaluations = new long[Math.min(evaluationLimit, 8)];
   }
 
-  @Override
-  public PointState state(int slot) {
+  /** The state of the input in {@code slot} (the rule's declaration order). */
+  PointState state(int slot) {
     return points.state(slots[slot]);
   }
 
-  @Override
-  public Instant now() {
-    return now;
+  /** The freshness its claims are arbitrated with, as an instant. */
+  Instant claimedFreshness() {
+    return Instant.ofEpochSecond(claimedSecond, claimedNano);
+  }
+
+  /** Whether {@code freshness} is the one its claims are arbitrated with. */
+  boolean claimedAt(Instant freshness) {
+    return freshness.getEpochSecond() == claimedSecond && freshness.getNano() == claimedNano;
+  }
+
+  void claimAt(Instant freshness, int matched) {
+    claimedSecond = freshness.getEpochSecond();
+    claimedNano = freshness.getNano();
+    claimedMatched = matched;
   }
 
   boolean inputsMeetRequiredQuality() {
@@ -187,33 +247,49 @@ final class RuleRuntime implements Inputs {
     matched = previous.matched;
     latched = previous.latched;
     expiryTimer = previous.expiryTimer;
-    now = previous.now;
     nextInterval = previous.nextInterval;
     held.putAll(previous.held);
     expiry.putAll(previous.expiry);
     System.arraycopy(previous.actionLastFired, 0, actionLastFired, 0, actionLastFired.length);
     System.arraycopy(previous.actionSeq, 0, actionSeq, 0, actionSeq.length);
     generation = previous.generation;
-    claimedFreshness = previous.claimedFreshness;
+    claimedSecond = previous.claimedSecond;
+    claimedNano = previous.claimedNano;
     claimedMatched = previous.claimedMatched;
-    System.arraycopy(previous.evaluations, 0, evaluations, 0, evaluations.length);
+    evaluations = previous.evaluations.clone(); // the same limits: both engines run prev.limits
     evaluationHead = previous.evaluationHead;
     evaluationCount = previous.evaluationCount;
   }
 
-  /** Records an evaluation; false when it is one too many for the window. */
+  /**
+   * Records an evaluation; false when it is one too many for the window: when the limit's number of
+   * evaluations already lie within it (less than {@code windowNanos} before {@code atNanos}).
+   */
   boolean recordEvaluation(long atNanos, long windowNanos) {
     if (evaluationCount == evaluations.length) {
-      long oldest = evaluations[evaluationHead];
-      if (atNanos - oldest < windowNanos) {
-        return false;
+      if (atNanos - evaluations[evaluationHead] < windowNanos) {
+        if (evaluations.length == evaluationLimit) {
+          return false;
+        }
+        growEvaluations();
+        evaluationCount++;
       }
     } else {
       evaluationCount++;
     }
     evaluations[evaluationHead] = atNanos;
-    evaluationHead = (evaluationHead + 1) % evaluations.length;
+    evaluationHead = evaluationHead + 1 == evaluations.length ? 0 : evaluationHead + 1;
     return true;
+  }
+
+  /** A full ring whose oldest entry lies within the window: twice the room, oldest first. */
+  private void growEvaluations() {
+    int n = evaluations.length;
+    long[] grown = new long[Math.min(evaluationLimit, 2 * n)];
+    System.arraycopy(evaluations, evaluationHead, grown, 0, n - evaluationHead);
+    System.arraycopy(evaluations, 0, grown, n - evaluationHead, evaluationHead);
+    evaluations = grown;
+    evaluationHead = n;
   }
 
   void resetEvaluations() {

@@ -122,7 +122,13 @@ final class Triggers {
 
   /** Orders the touched rules by rule-set position; returns how many there are. */
   int sortTouched() {
-    Arrays.sort(touchedList, 0, touchedCount);
+    // Sorted only when out of order: touched in rule order already, a step needs no sort.
+    for (int k = 1; k < touchedCount; k++) {
+      if (touchedList[k] < touchedList[k - 1]) {
+        Arrays.sort(touchedList, 0, touchedCount);
+        break;
+      }
+    }
     return touchedCount;
   }
 

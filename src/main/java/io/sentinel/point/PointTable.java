@@ -31,6 +31,13 @@ public final class PointTable {
   private final int slotMask;
   private final int slotShift;
 
+  /**
+   * Of each number point, three doubles: its range's bounds (infinite where it has none) and its
+   * deadband; the first is NaN for a point of another type. A sample of a number point is checked
+   * and compared from here, without reading its spec, its type or its range.
+   */
+  private final double[] numbers;
+
   public PointTable(Registry registry, Instant start) {
     List<PointSpec> all = List.copyOf(registry.points().values());
     specs = all.toArray(PointSpec[]::new);
@@ -51,6 +58,17 @@ public final class PointTable {
       }
       slots[s] = ((long) h << 32) | (i + 1);
       states[i] = PointState.unknown(start);
+    }
+    numbers = new double[3 * specs.length];
+    for (int i = 0; i < specs.length; i++) {
+      PointSpec spec = specs[i];
+      boolean number = spec.type() instanceof PointType.Number;
+      numbers[3 * i] =
+          !number
+              ? Double.NaN
+              : spec.range().map(PointSpec.Range::min).orElse(Double.NEGATIVE_INFINITY);
+      numbers[3 * i + 1] = spec.range().map(PointSpec.Range::max).orElse(Double.POSITIVE_INFINITY);
+      numbers[3 * i + 2] = spec.deadband();
     }
   }
 
@@ -158,6 +176,21 @@ public final class PointTable {
    * null for none. For the derived layer, which writes a value per settle.
    */
   public Transition applyOrNull(int i, Value value, Quality quality, Instant at) {
+    double min = numbers[3 * i];
+    if (value instanceof Value.Num n && !Double.isNaN(min) && Double.isFinite(n.value())) {
+      // A number point's number: the checks below, from the table's own copy of its spec.
+      double v = n.value();
+      if (quality == Quality.LIVE && !(v >= min && v <= numbers[3 * i + 1])) {
+        quality = Quality.BAD;
+      }
+      lastSampleAt[i] = at;
+      PointState previous = states[i];
+      boolean valueChanged =
+          previous.value() instanceof Value.Num p
+              ? numberMoved(numbers[3 * i + 2], Math.abs(v - p.value()))
+              : !previous.value().equals(value);
+      return transitionOrNull(i, previous, valueChanged, value, quality, at);
+    }
     PointSpec spec = specs[i];
     if (value.isPresent() && !spec.type().accepts(value)) {
       throw new IllegalArgumentException(
@@ -168,7 +201,13 @@ public final class PointTable {
     }
     lastSampleAt[i] = at;
     PointState previous = states[i];
-    boolean valueChanged = valueChanged(spec, previous.value(), value);
+    return transitionOrNull(
+        i, previous, valueChanged(spec, previous.value(), value), value, quality, at);
+  }
+
+  /** The rest of {@link #applyOrNull} once the value's change is known. */
+  private Transition transitionOrNull(
+      int i, PointState previous, boolean valueChanged, Value value, Quality quality, Instant at) {
     boolean qualityChanged = previous.quality() != quality;
     if (quality == Quality.LIVE && countLive) {
       liveSinceStart[i] = true;
@@ -178,7 +217,7 @@ public final class PointTable {
     }
     PointState current = new PointState(valueChanged ? value : previous.value(), quality, at);
     states[i] = current;
-    return new Transition(spec.id(), previous, current, valueChanged, qualityChanged);
+    return new Transition(ids[i], previous, current, valueChanged, qualityChanged);
   }
 
   /**
@@ -200,10 +239,14 @@ public final class PointTable {
       return false; // a report of quality alone keeps the last value beside the new quality
     }
     if (previous instanceof Value.Num p && next instanceof Value.Num n) {
-      double delta = Math.abs(n.value() - p.value());
-      return spec.deadband() > 0 ? delta >= spec.deadband() : delta != 0;
+      return numberMoved(spec.deadband(), Math.abs(n.value() - p.value()));
     }
     return !previous.equals(next);
+  }
+
+  /** Whether a number moved by {@code delta} is a new value under {@code deadband}. */
+  private static boolean numberMoved(double deadband, double delta) {
+    return deadband > 0 ? delta >= deadband : delta != 0;
   }
 
   private int requireIndex(String pointId) {

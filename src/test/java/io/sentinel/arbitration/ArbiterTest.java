@@ -63,4 +63,29 @@ class ArbiterTest {
     arbiter.release("safety", "p");
     assertThat(arbiter.decide("p").value()).contains(Value.TRUE);
   }
+
+  @Test
+  void rekey_movesFreshnessAndMatchedInPlace_asAssertingTheClaimAgainWould() {
+    Arbiter.Table table = arbiter.table("p");
+    arbiter.assertClaim(table, claim("a", Band.AUTOMATION, 0, Value.TRUE, T, 0));
+    arbiter.assertClaim(table, claim("b", Band.AUTOMATION, 0, Value.FALSE, T.plusSeconds(1), 0));
+    assertThat(arbiter.decide(table).winner().orElseThrow().ruleId()).isEqualTo("b");
+
+    Instant later = T.plusSeconds(2).plusNanos(7);
+    assertThat(table.rekey("a", later.getEpochSecond(), later.getNano(), 3)).isTrue();
+    Decision d = arbiter.decide(table);
+    assertThat(d.winner()).contains(claim("a", Band.AUTOMATION, 0, Value.TRUE, later, 3));
+    assertThat(d.decidingKey()).isEqualTo("freshness");
+    assertThat(d.contenders()).extracting(Claim::ruleId).containsExactly("a", "b");
+    assertThat(arbiter.claims())
+        .containsExactly(
+            claim("a", Band.AUTOMATION, 0, Value.TRUE, later, 3),
+            claim("b", Band.AUTOMATION, 0, Value.FALSE, T.plusSeconds(1), 0));
+
+    assertThat(table.rekey("c", later.getEpochSecond(), later.getNano(), 0)).isFalse();
+    assertThat(table.size()).isEqualTo(2);
+    arbiter.release(table, "a");
+    assertThat(arbiter.decide(table).winner())
+        .contains(claim("b", Band.AUTOMATION, 0, Value.FALSE, T.plusSeconds(1), 0));
+  }
 }

@@ -66,4 +66,29 @@ class PointTableTest {
     assertThatThrownBy(() -> table.apply(Sample.live("nope", Value.TRUE, T)))
         .hasMessageContaining("unknown point nope");
   }
+
+  @Test
+  void rangeBoundsAreInside_aNonFiniteNumberIsRefused_andWithoutDeadbandAnyChangeCounts() {
+    assertThat(table.apply(Sample.live("t", Value.of(0), T)).orElseThrow().current().quality())
+        .isEqualTo(Quality.LIVE);
+    assertThat(
+            table.apply(Sample.live("t", Value.of(100), T.plusSeconds(1))).orElseThrow().current())
+        .isEqualTo(new PointState(Value.of(100), Quality.LIVE, T.plusSeconds(1)));
+    assertThat(
+            table.apply(Sample.live("t", Value.of(-0.5), T.plusSeconds(2))).orElseThrow().current())
+        .isEqualTo(new PointState(Value.of(-0.5), Quality.BAD, T.plusSeconds(2)));
+    assertThatThrownBy(() -> table.apply(Sample.live("t", Value.of(Double.NaN), T)))
+        .hasMessageContaining("t is number");
+    assertThatThrownBy(() -> table.apply(Sample.live("t", Value.of(Double.POSITIVE_INFINITY), T)))
+        .hasMessageContaining("t is number");
+
+    PointSpec raw =
+        PointSpec.computed(
+            "r", new PointType.Number(MeasureUnit.parse("degC").orElseThrow()), 0, SourceRef.NONE);
+    PointTable open = new PointTable(Registry.of(List.of(raw)), T);
+    assertThat(open.apply(Sample.live("r", Value.of(1e9), T)).orElseThrow().current().quality())
+        .isEqualTo(Quality.LIVE);
+    assertThat(open.apply(Sample.live("r", Value.of(1e9), T.plusSeconds(1)))).isEmpty();
+    assertThat(open.apply(Sample.live("r", Value.of(1e9 + 1e-6), T.plusSeconds(2)))).isPresent();
+  }
 }
