@@ -2,6 +2,7 @@ package io.sentinel.store;
 
 import io.sentinel.audit.AuditChain;
 import io.sentinel.audit.AuditEntry;
+import io.sentinel.door.Door;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.SelfPoint;
 import io.sentinel.passlog.PassRecord;
@@ -590,7 +591,7 @@ public final class Journal implements AutoCloseable {
       Instant now = clock.instant();
       String message =
           "PostgreSQL does not take the journal's batches ("
-              + DeadLetters.printable(why)
+              + Door.escaped(why)
               + "): the local journal holds them and PostgreSQL catches up when it answers";
       ControlEvent e = new ControlEvent("journal-degraded", "journal", message, now);
       alarms.raised(e, new SelfPoint("journal.degraded", Value.TRUE, now));
@@ -619,7 +620,7 @@ public final class Journal implements AutoCloseable {
               + " row (seq "
               + row.seq()
               + "): "
-              + DeadLetters.printable(reason)
+              + Door.escaped(reason)
               + "; set aside in dead_letters, the rest flows on";
       long t = System.nanoTime();
       if (t - lastDeadLetterLog > TimeUnit.SECONDS.toNanos(10)) {
