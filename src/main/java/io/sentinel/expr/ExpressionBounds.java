@@ -20,19 +20,8 @@ final class ExpressionBounds {
   /** Tokens in one expression at most. */
   static final int MAX_TOKENS = 500;
 
-  /** Reports the first bound the tokens exceed (as a syntax problem); true when within bounds. */
+  /** Reports the bound the tokens exceed, nesting first (as a syntax problem); true when within. */
   static boolean check(List<Token> tokens, Problems problems) {
-    if (tokens.size() > MAX_TOKENS) {
-      problems.add(
-          ProblemCode.SYNTAX,
-          tokens.get(MAX_TOKENS).start(),
-          "the expression has "
-              + tokens.size()
-              + " tokens; at most "
-              + MAX_TOKENS
-              + ": split it into rules or derived points");
-      return false;
-    }
     int brackets = 0;
     int prefixes = 0;
     for (Token t : tokens) {
@@ -52,6 +41,17 @@ final class ExpressionBounds {
                 + " levels (brackets, not, unary minus): write it flatter");
         return false;
       }
+    }
+    if (tokens.size() > MAX_TOKENS) {
+      problems.add(
+          ProblemCode.SYNTAX,
+          tokens.get(MAX_TOKENS).start(),
+          "the expression has "
+              + tokens.size()
+              + " tokens; at most "
+              + MAX_TOKENS
+              + ": split it into rules or derived points");
+      return false;
     }
     return true;
   }
