@@ -254,6 +254,13 @@ public interface SentinelConfig {
     /** One segment file's size, in MiB. */
     @WithDefault("64")
     long segmentMb();
+
+    /**
+     * The journal unable to move this long (its disk failing, at its bound, or PostgreSQL answering
+     * and taking nothing) takes liveness down.
+     */
+    @WithDefault("60s")
+    Duration stuckAfter();
   }
 
   /** Audit anchors (docs/persistence.md, "Audit anchors"). */

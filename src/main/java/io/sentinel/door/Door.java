@@ -226,6 +226,11 @@ public final class Door {
     return i < s.length() ? b.append('…').toString() : b.toString();
   }
 
+  /** {@link #printable(String, int)} unclipped: the whole text, control characters escaped. */
+  public static String escaped(String s) {
+    return printable(s, Integer.MAX_VALUE);
+  }
+
   /** {@link #printable(String, int)} of any value, at most 40 characters, quoted if a string. */
   public static String quote(Object o) {
     return o instanceof String s

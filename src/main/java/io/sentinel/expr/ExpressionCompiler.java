@@ -2,6 +2,7 @@ package io.sentinel.expr;
 
 import io.sentinel.point.PointSpec;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -42,7 +43,11 @@ public final class ExpressionCompiler {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(inputs, "inputs");
     Problems problems = new Problems(source);
-    Parser parser = new Parser(new Lexer(source, problems).tokens(), problems, subject);
+    List<Token> tokens = new Lexer(source, problems).tokens();
+    if (!ExpressionBounds.check(tokens, problems)) {
+      return Compiled.failed(problems.sorted());
+    }
+    Parser parser = new Parser(tokens, problems, subject);
     Ast tree = parser.parse();
     Checker checker = new Checker(source, inputs, problems);
     BoolExpr root = parser.complete() ? checker.checkRoot(tree) : null;

@@ -6,7 +6,7 @@ enum ProblemCode {
   BAD_CHARACTER("EXPR-001"),
   /** A text literal without its closing quote, or with an unknown escape. */
   BAD_TEXT("EXPR-002"),
-  /** Tokens in an order the grammar does not allow. */
+  /** Tokens in an order the grammar does not allow, or more nesting or tokens than it bounds. */
   SYNTAX("EXPR-003"),
   /** A word after a number that is not a unit symbol. */
   UNKNOWN_UNIT("EXPR-004"),

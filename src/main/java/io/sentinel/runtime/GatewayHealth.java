@@ -75,8 +75,10 @@ final class GatewayHealth {
   }
 
   /**
-   * Down when the journal cannot move: its disk fails, or PostgreSQL answers and takes nothing, for
-   * a minute. PostgreSQL merely away is readiness, not liveness: the journal holds.
+   * Down when the journal cannot move for {@code sentinel.journal.stuck-after}: its disk fails, it
+   * is at its bound (nothing is acknowledged, so no new input comes in), or PostgreSQL answers and
+   * takes nothing; says why and for how long. Up again as soon as it moves. PostgreSQL merely away,
+   * with room in the journal, is readiness, not liveness: the journal holds (docs/persistence.md).
    */
   @Liveness
   @ApplicationScoped
@@ -85,8 +87,11 @@ final class GatewayHealth {
 
     @Override
     public HealthCheckResponse call() {
-      boolean stuck = gateway.journal().map(j -> j.stuck()).orElse(false);
-      return HealthCheckResponse.named("sentinel-journal").status(!stuck).build();
+      var stall = gateway.journal().flatMap(j -> j.stall());
+      var b = HealthCheckResponse.named("sentinel-journal").status(stall.isEmpty());
+      stall.ifPresent(
+          s -> b.withData("reason", s.reason()).withData("for_seconds", s.lasting().toSeconds()));
+      return b.build();
     }
   }
 }

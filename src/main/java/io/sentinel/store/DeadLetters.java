@@ -1,6 +1,7 @@
 package io.sentinel.store;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sentinel.door.Door;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
 import java.io.IOException;
@@ -46,7 +47,7 @@ final class DeadLetters {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    String why = printable(reason);
+    String why = Door.escaped(reason == null ? "" : reason);
     try {
       writer.await(
           pool.preparedQuery(INSERT).execute(Tuple.of(row.seq(), row.table().name, values, why)));
@@ -54,7 +55,7 @@ final class DeadLetters {
       if (!e.refused()) {
         throw e;
       }
-      toFile(row, values, why + "; dead_letters refused it too: " + printable(e.getMessage()));
+      toFile(row, values, why + "; dead_letters refused it too: " + Door.escaped(e.getMessage()));
     }
     count.incrementAndGet();
   }
@@ -76,23 +77,5 @@ final class DeadLetters {
           "SEN-DB-063 a refused %s row (seq %d) could not be set aside anywhere: %s",
           row.table().name, row.seq(), e.getMessage());
     }
-  }
-
-  /** What a log line or a text column may hold: control characters escaped. */
-  static String printable(String s) {
-    if (s == null) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder(s.length());
-    s.codePoints()
-        .forEach(
-            c -> {
-              if (c < 0x20 || c == 0x7F) {
-                b.append(String.format("\\u%04x", c));
-              } else {
-                b.append(Character.toChars(c));
-              }
-            });
-    return b.toString();
   }
 }

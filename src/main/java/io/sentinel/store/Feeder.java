@@ -33,6 +33,9 @@ final class Feeder {
     void recovered();
 
     void deadLettered(Row row, String reason);
+
+    /** Each round of the feeder's loop: the journal looks whether it moves (JournalWatch). */
+    void tick();
   }
 
   /** The schema step run before the first batch (Flyway; a no-op for a migrated database). */
@@ -144,12 +147,12 @@ final class Feeder {
   }
 
   /**
-   * PostgreSQL answers but refuses to move on for a minute (a missing table, its disk full: not an
-   * absence, nor one row, which is set aside): liveness says the journal cannot move.
+   * Since when PostgreSQL has answered every batch with an error (a missing table, its disk full:
+   * not an absence, nor one row, which is set aside), as {@link System#nanoTime()}; 0 while it does
+   * not.
    */
-  boolean stuck() {
-    long since = failingSince;
-    return since != 0 && System.nanoTime() - since > Duration.ofMinutes(1).toNanos();
+  long refusingSince() {
+    return failingSince;
   }
 
   /** Whether PostgreSQL has everything the log had synced when the feeder last looked. */
@@ -174,6 +177,11 @@ final class Feeder {
 
   private void run() {
     while (running) {
+      try {
+        events.tick();
+      } catch (RuntimeException e) {
+        LOG.debugf("journal watch: %s", e.getMessage());
+      }
       try {
         if (!migrated) {
           migrator.migrate();
@@ -268,7 +276,7 @@ final class Feeder {
     String message = why == null ? "unknown" : why;
     lastError = message;
     if (answered && failingSince == 0) {
-      failingSince = System.nanoTime();
+      failingSince = System.nanoTime() | 1;
     }
     if (!degraded) {
       degraded = true;

@@ -2,6 +2,7 @@ package io.sentinel.store;
 
 import io.sentinel.audit.AuditChain;
 import io.sentinel.audit.AuditEntry;
+import io.sentinel.door.Door;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.SelfPoint;
 import io.sentinel.passlog.PassRecord;
@@ -54,6 +55,8 @@ public final class Journal implements AutoCloseable {
    * @param retryEvery the first wait before PostgreSQL is tried again; doubled up to {@code
    *     retryMax}
    * @param retention observation partitions older than this are dropped
+   * @param stuckAfter the journal unable to move this long is a stall: liveness goes down ({@link
+   *     #stall()})
    */
   public record Settings(
       int queueCapacity,
@@ -64,7 +67,8 @@ public final class Journal implements AutoCloseable {
       Duration writeTimeout,
       Duration retryEvery,
       Duration retryMax,
-      Duration retention) {
+      Duration retention,
+      Duration stuckAfter) {
     public static Settings defaults(Path dir) {
       return new Settings(
           20_000,
@@ -75,7 +79,8 @@ public final class Journal implements AutoCloseable {
           Duration.ofSeconds(5),
           Duration.ofMillis(500),
           Duration.ofSeconds(10),
-          Duration.ofDays(30));
+          Duration.ofDays(30),
+          Duration.ofSeconds(60));
     }
 
     public Settings withBound(long maxBytes, long segmentBytes) {
@@ -88,7 +93,8 @@ public final class Journal implements AutoCloseable {
           writeTimeout,
           retryEvery,
           retryMax,
-          retention);
+          retention,
+          stuckAfter);
     }
 
     public Settings withQueue(int capacity) {
@@ -101,7 +107,8 @@ public final class Journal implements AutoCloseable {
           writeTimeout,
           retryEvery,
           retryMax,
-          retention);
+          retention,
+          stuckAfter);
     }
 
     public Settings withRetry(Duration every, Duration max) {
@@ -114,7 +121,8 @@ public final class Journal implements AutoCloseable {
           writeTimeout,
           every,
           max,
-          retention);
+          retention,
+          stuckAfter);
     }
   }
 
@@ -176,7 +184,7 @@ public final class Journal implements AutoCloseable {
   private volatile long durableSeq;
   private volatile Runnable durableMoved = () -> {};
   private volatile long lastOffered;
-  private volatile long diskFailingSince;
+  private final JournalWatch watch;
   private volatile boolean full;
   private final AtomicLong lost = new AtomicLong();
   private long lostReported;
@@ -197,6 +205,7 @@ public final class Journal implements AutoCloseable {
     this.recovered = recovered;
     this.alarms = alarms;
     this.clock = clock;
+    this.watch = new JournalWatch(settings.stuckAfter(), System::nanoTime);
     this.chain = new AuditChain(recovered.auditSeq(), recovered.auditHead());
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
     this.nextSeq = new AtomicLong(recovered.lastSeq() + 1);
@@ -421,12 +430,20 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * The journal cannot move: its disk has failed for a minute, or PostgreSQL answers and refuses to
-   * take anything for a minute. (PostgreSQL merely away is {@link #degraded()}: the journal holds.)
+   * The journal cannot move, for {@code stuck-after} already: its disk fails, it is at its bound
+   * (so nothing is acknowledged and no new input comes in), or PostgreSQL answers and takes nothing
+   * ({@link JournalWatch}). PostgreSQL merely away, with room, is {@link #degraded()}: the journal
+   * holds.
    */
+  public Optional<JournalStall> stall() {
+    return watch.stall(
+        feeder.refusingSince(),
+        feeder.lastError(),
+        log.bytes() + " of " + settings.maxBytes() + " bytes on disk");
+  }
+
   public boolean stuck() {
-    long since = diskFailingSince;
-    return since != 0 && System.nanoTime() - since > TimeUnit.MINUTES.toNanos(1) || feeder.stuck();
+    return stall().isPresent();
   }
 
   /** At its bound on disk: the writer waits and acknowledgements stop. */
@@ -542,7 +559,7 @@ public final class Journal implements AutoCloseable {
 
     @Override
     public void durable(long mark, Position end) {
-      diskFailingSince = 0;
+      watch.synced();
       settleIfRoom();
       if (mark > durableSeq) {
         durableSeq = mark;
@@ -559,6 +576,7 @@ public final class Journal implements AutoCloseable {
     @Override
     public void full(boolean isFull, long bytes, long maxBytes) {
       full = isFull;
+      watch.full(isFull);
       Instant now = clock.instant();
       String message =
           isFull
@@ -584,9 +602,7 @@ public final class Journal implements AutoCloseable {
 
     @Override
     public void failed(IOException e) {
-      if (diskFailingSince == 0) {
-        diskFailingSince = System.nanoTime();
-      }
+      watch.diskFailed(e);
       long now = System.nanoTime();
       if (now - lastFailureLog > TimeUnit.SECONDS.toNanos(10)) {
         lastFailureLog = now;
@@ -602,11 +618,33 @@ public final class Journal implements AutoCloseable {
     private long lastDeadLetterLog;
 
     @Override
+    public void tick() {
+      Optional<JournalStall> s = stall();
+      watch
+          .changed(s)
+          .ifPresent(
+              message -> {
+                boolean stuck = s.isPresent();
+                if (stuck) {
+                  LOG.errorf("SEN-107 %s", message);
+                } else {
+                  LOG.infof("SEN-108 %s", message);
+                }
+                Instant now = clock.instant();
+                ControlEvent e =
+                    new ControlEvent(
+                        stuck ? "journal-stuck" : "journal-moving", "journal", message, now);
+                alarms.raised(e, new SelfPoint("journal.stuck", Value.of(stuck), now));
+                offerEvent(e);
+              });
+    }
+
+    @Override
     public void degraded(String why) {
       Instant now = clock.instant();
       String message =
           "PostgreSQL does not take the journal's batches ("
-              + DeadLetters.printable(why)
+              + Door.escaped(why)
               + "): the local journal holds them and PostgreSQL catches up when it answers";
       ControlEvent e = new ControlEvent("journal-degraded", "journal", message, now);
       alarms.raised(e, new SelfPoint("journal.degraded", Value.TRUE, now));
@@ -635,7 +673,7 @@ public final class Journal implements AutoCloseable {
               + " row (seq "
               + row.seq()
               + "): "
-              + DeadLetters.printable(reason)
+              + Door.escaped(reason)
               + "; set aside in dead_letters, the rest flows on";
       long t = System.nanoTime();
       if (t - lastDeadLetterLog > TimeUnit.SECONDS.toNanos(10)) {

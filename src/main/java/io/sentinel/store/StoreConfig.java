@@ -30,7 +30,8 @@ public record StoreConfig(
             db.writeTimeout(),
             db.retryEvery(),
             db.retryMax(),
-            db.retention());
+            db.retention(),
+            journal.stuckAfter());
     return new StoreConfig(
         db.url().filter(u -> !u.isBlank()),
         db.embedded().dataDir().orElse(home.resolve("pgdata")),

@@ -53,31 +53,36 @@ class EngineLoopFatalTest {
 
   /** A loop over one bool input {@code a} whose second pass throws an Error; counts passes. */
   static EngineLoop failingAtSecondPass(Vertx vertx, AtomicInteger passes) {
-    RuleSet ruleSet =
-        new RuleSet(YamlRegistry.of("points:\n  a: { type: bool, direction: in }\n"), List.of());
+    return loopOver(
+        vertx,
+        "points:\n  a: { type: bool, direction: in }\n",
+        (now, observations, result) -> {
+          if (passes.incrementAndGet() == 2) {
+            throw new StackOverflowError("a rule set the engine could not evaluate");
+          }
+          return -1;
+        });
+  }
+
+  /** An engine loop over the registry of {@code pointsYaml} with no rule, handing passes to log. */
+  static EngineLoop loopOver(Vertx vertx, String pointsYaml, EngineLoop.PassLog log) {
+    RuleSet ruleSet = new RuleSet(YamlRegistry.of(pointsYaml), List.of());
     InstantSource clock = InstantSource.system();
     Engine engine = new Engine(ruleSet, clock.instant(), StartMode.COLD);
     CommandPlane plane = new CommandPlane(ruleSet, spec -> null, CommandSettings.DEFAULT, "t");
-    EngineLoop loop =
-        new EngineLoop(
-            vertx,
-            engine,
-            plane,
-            clock,
-            Duration.ofSeconds(2),
-            new EngineLoop.Outputs() {
-              @Override
-              public void passed(Instant now, PassResult result, PlaneOutput out, int samples) {}
+    return new EngineLoop(
+        vertx,
+        engine,
+        plane,
+        clock,
+        Duration.ofSeconds(2),
+        new EngineLoop.Outputs() {
+          @Override
+          public void passed(Instant now, PassResult result, PlaneOutput out, int samples) {}
 
-              @Override
-              public void planeReported(PlaneOutput plane) {}
-            },
-            (now, observations, result) -> {
-              if (passes.incrementAndGet() == 2) {
-                throw new StackOverflowError("a rule set the engine could not evaluate");
-              }
-              return -1;
-            });
-    return loop;
+          @Override
+          public void planeReported(PlaneOutput plane) {}
+        },
+        log);
   }
 }

@@ -33,7 +33,8 @@ public final class JournalCrashChild {
             Duration.ofSeconds(1),
             Duration.ofMillis(200),
             Duration.ofSeconds(1),
-            Duration.ofDays(30));
+            Duration.ofDays(30),
+            Duration.ofSeconds(60));
     Journal journal =
         Journal.open(
             Store.pool(vertx, url),

@@ -75,7 +75,8 @@ class OutageTest {
               Duration.ofSeconds(2),
               Duration.ofMillis(200),
               Duration.ofSeconds(1),
-              Duration.ofDays(30));
+              Duration.ofDays(30),
+              Duration.ofSeconds(60));
       journal =
           Journal.open(
               pool,

@@ -84,6 +84,11 @@ public final class TestDatabase implements AutoCloseable {
     }
   }
 
+  /** A JDBC connection of the test's own to its database (to hold a lock across a test's steps). */
+  public Connection open() throws SQLException {
+    return connect(url);
+  }
+
   /** Runs a statement on the test's database over JDBC (tests only: to look, or to tamper). */
   public void execute(String statement) {
     sql(url, statement);

@@ -5,7 +5,6 @@ import io.sentinel.door.Flaw;
 import io.sentinel.door.Refusal;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +84,23 @@ public final class YamlFile {
       while (composer.hasNext()) {
         out.add(composer.next());
       }
+      List<DuplicateKeys.Duplicate> duplicates = DuplicateKeys.in(out);
+      for (DuplicateKeys.Duplicate d : duplicates) {
+        problems.error(
+            YamlCodes.YAML_014,
+            file,
+            d.line(),
+            "",
+            Flaw.DUPLICATE_KEY.wireName()
+                + ": '"
+                + Door.printable(d.key(), 80)
+                + "' is named twice in one mapping (first at line "
+                + d.firstLine()
+                + "): a key names one value");
+      }
+      if (!duplicates.isEmpty()) {
+        out.clear();
+      }
     } catch (Refusal r) {
       problems.error(
           r.flaw() == Flaw.TOO_DEEP
@@ -123,6 +139,9 @@ public final class YamlFile {
     }
     if (code.equals(YamlCodes.YAML_101.id())) {
       return Optional.of(Flaw.CONTROL_CHARACTER);
+    }
+    if (code.equals(YamlCodes.YAML_014.id())) {
+      return Optional.of(Flaw.DUPLICATE_KEY);
     }
     return code.equals(YamlCodes.YAML_102.id()) ? Optional.of(Flaw.OVERSIZE) : Optional.empty();
   }
@@ -318,8 +337,9 @@ public final class YamlFile {
   }
 
   /**
-   * The keys of one mapping. Unknown and duplicate keys are reported when the mapping is opened, so
-   * every reader of a mapping checks them the same way.
+   * The keys of one mapping. Unknown keys are reported when the mapping is opened, so every reader
+   * of a mapping checks them the same way; a duplicate key never gets this far ({@link #parseAll}
+   * refuses the document, {@link DuplicateKeys}).
    */
   public final class Fields {
     private final MappingNode node;
@@ -328,17 +348,12 @@ public final class YamlFile {
 
     Fields(MappingNode node, String what, String rule, Set<String> allowed) {
       this.node = node;
-      Set<String> seen = new HashSet<>();
       for (NodeTuple t : node.getValue()) {
         if (!(t.getKeyNode() instanceof ScalarNode k)) {
           error(t.getKeyNode(), YamlCodes.YAML_013, rule, what + ": a key must be a plain name");
           continue;
         }
         String key = k.getValue();
-        if (!seen.add(key)) {
-          error(k, YamlCodes.YAML_014, rule, what + ": duplicate key '" + key + "'");
-          continue;
-        }
         if (!allowed.isEmpty() && !allowed.contains(key)) {
           String hint = suggest(key, allowed).map(s -> " (did you mean '" + s + "'?)").orElse("");
           error(
