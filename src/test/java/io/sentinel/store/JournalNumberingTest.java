@@ -41,7 +41,8 @@ class JournalNumberingTest {
         Duration.ofSeconds(1),
         Duration.ofMillis(200),
         Duration.ofSeconds(1),
-        Duration.ofDays(30));
+        Duration.ofDays(30),
+        Duration.ofSeconds(60));
   }
 
   private static PassRecord pass(int observations) {
