@@ -560,11 +560,16 @@ public final class EngineLoop {
       batch.add(sample);
     }
     boolean lagNow = lag.end(now);
+    // The lag state of a pass holds for every sample it took, each logged at the instant it was
+    // taken: the change is stamped at the first of them, so that a replay feeding them at those
+    // instants takes them all under it (docs/replay.md).
+    Instant lagFrom =
+        observations.stream().map(Observation::receivedAt).min(Instant::compareTo).orElse(now);
     long[] seq = {-1};
     try {
       Pass.Outcome o =
           composition.run(now, batch, lagNow, (t, r) -> seq[0] = log(t, observations, r));
-      PlaneOutput planeOut = Pass.merge(o.plane(), lag.change(lagNow, now));
+      PlaneOutput planeOut = Pass.merge(o.plane(), lag.change(lagNow, lagFrom));
       logEvents(planeOut);
       outputs.passed(now, o.result(), planeOut, batch.size());
       follower.passed(now, batch, lagNow, composition.engine(), o.result());

@@ -13,4 +13,22 @@ public record CliRunner(int exit, String output) {
     }
     return new CliRunner(exit, text.toString());
   }
+
+  /** {@code sentinel replay --from --to --db --verbose} and {@code more}. */
+  public static CliRunner replay(
+      java.time.Instant from, java.time.Instant to, String db, String... more) {
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "replay",
+                "--from",
+                from.toString(),
+                "--to",
+                to.toString(),
+                "--db",
+                db,
+                "--verbose"));
+    args.addAll(java.util.List.of(more));
+    return run(args.toArray(String[]::new));
+  }
 }

@@ -62,11 +62,7 @@ class GatewayCrashIT {
 
   @AfterEach
   void tearDown() throws Exception {
-    try {
-      rig.close();
-    } finally {
-      db.close();
-    }
+    rig.closeWith(db);
   }
 
   @Test
@@ -193,30 +189,12 @@ class GatewayCrashIT {
   private Process startGateway() throws IOException {
     return rig.start(
         "",
-        List.of(
-            "-Dquarkus.http.port=0",
-            "-Dsentinel.home=" + rig.dir.resolve("home"),
-            "-Dsentinel.journal.dir=" + rig.dir.resolve("spool"),
-            "-Dsentinel.mqtt.reconnect-initial=100ms",
-            "-Dsentinel.mqtt.reconnect-max=1s"),
-        Map.of(
-            "SENTINEL_DB_URL",
-            db.configUrl(),
-            "SENTINEL_MQTT_VERSION",
-            rig.embeddedBroker() ? "3" : "5"));
+        rig.restartable(0),
+        Map.of("SENTINEL_DB_URL", db.configUrl(), "SENTINEL_MQTT_VERSION", rig.mqttVersion()));
   }
 
   private void awaitOnline(int times) {
-    await(
-        "gateway online (run " + times + ")",
-        () -> {
-          assertThat(gateway.isAlive()).as("gateway running, see target/crash-*.log").isTrue();
-          return recorder.on(topic("status")).stream()
-                  .filter(
-                      r -> r.payload().length > 0 && "online".equals(r.json().getString("state")))
-                  .count()
-              >= times;
-        });
+    rig.awaitOnline(gateway, times);
   }
 
   private long logged() {

@@ -220,6 +220,45 @@ final class PackagedGateway implements AutoCloseable {
     return p;
   }
 
+  /**
+   * The options of a gateway started again on the same state (its home and journal in the test's
+   * folder, quick reconnects), serving HTTP on {@code httpPort} (0: any).
+   */
+  List<String> restartable(int httpPort) {
+    return List.of(
+        "-Dquarkus.http.port=" + httpPort,
+        "-Dsentinel.home=" + dir.resolve("home"),
+        "-Dsentinel.journal.dir=" + dir.resolve("spool"),
+        "-Dsentinel.mqtt.reconnect-initial=100ms",
+        "-Dsentinel.mqtt.reconnect-max=1s");
+  }
+
+  /** {@code SENTINEL_MQTT_VERSION} for this broker: Moquette is asked for 3.1.1. */
+  String mqttVersion() {
+    return embeddedBroker() ? "3" : "5";
+  }
+
+  /** Waits for the {@code times}-th "online" status, failing at once if {@code gateway} died. */
+  void awaitOnline(Process gateway, int times) {
+    await(
+        "gateway online (run " + times + ")",
+        () -> {
+          if (!gateway.isAlive()) {
+            throw new AssertionError(
+                "the gateway exited with "
+                    + gateway.exitValue()
+                    + ": see target/"
+                    + logPrefix
+                    + "-*.log");
+          }
+          return recorder.on(topic("status")).stream()
+                  .filter(
+                      r -> r.payload().length > 0 && "online".equals(r.json().getString("state")))
+                  .count()
+              >= times;
+        });
+  }
+
   /** {@code java OPTIONS -jar target/quarkus-app/quarkus-run.jar run --site SITE}. */
   static List<String> runCommand(List<String> options, Path site) {
     List<String> command = new ArrayList<>();
@@ -261,6 +300,15 @@ final class PackagedGateway implements AutoCloseable {
 
   Duration left() {
     return Duration.between(Instant.now(), deadline);
+  }
+
+  /** {@link #close}, then {@code after} (the test's database), whatever the first did. */
+  void closeWith(AutoCloseable after) throws Exception {
+    try {
+      close();
+    } finally {
+      after.close();
+    }
   }
 
   @Override

@@ -8,14 +8,12 @@ import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.sentinel.cli.Main;
+import io.sentinel.cli.CliRunner;
 import io.sentinel.site.Site;
 import io.sentinel.site.revision.RevisionDocument;
 import io.sentinel.site.revision.RevisionKeys;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -117,8 +115,8 @@ class ReplayGatewayTest {
     assertThat(gateway.journal().orElseThrow().drain(WAIT)).isTrue();
     to = Instant.now();
 
-    Run run = replay();
-    assertThat(run.exit()).as(run.out()).isZero();
+    CliRunner run = replay();
+    assertThat(run.exit()).as(run.output()).isZero();
     long commandsInWindow =
         broker
             .database()
@@ -143,7 +141,7 @@ class ReplayGatewayTest {
                     + to
                     + "'");
     assertThat(commandsInWindow).isGreaterThanOrEqualTo(6);
-    assertThat(run.out())
+    assertThat(run.output())
         .contains("the rules that ran (2 start(s), 1 activation(s), 1 override request(s)")
         .contains(commandsInWindow + " matched, 0 only in replay, 0 only in history")
         .contains("claims: " + claimsInWindow + " matched, 0 only in replay, 0 only in history");
@@ -166,26 +164,26 @@ class ReplayGatewayTest {
     Files.writeString(
         site.resolve("rules/door.yaml"),
         Site.read(Path.of("rules/door.yaml")).replace("duration: 3s", "duration: 4s"));
-    Run run = replay("--rules", site.toString(), "--site", ".");
-    assertThat(run.exit()).as(run.out()).isEqualTo(1);
-    List<String> differences = run.out().lines().filter(l -> l.startsWith("only in ")).toList();
+    CliRunner run = replay("--rules", site.toString(), "--site", ".");
+    assertThat(run.exit()).as(run.output()).isEqualTo(1);
+    List<String> differences = run.output().lines().filter(l -> l.startsWith("only in ")).toList();
     // History let the burner go when the interlock's inputs came live at 1.5 bar and fired it on
     // demand, before the restart and after it; the replay's interlock, cutting off at 1.4 bar,
     // never let go. Nothing else differs: not the pump, its override, the restart or the push.
     assertThat(differences)
-        .as(run.out())
+        .as(run.output())
         .filteredOn(l -> !l.contains("claim "))
         .hasSize(4)
         .allMatch(l -> l.startsWith("only in history"))
         .filteredOn(l -> l.contains(BURNER + " := true (burner-on-demand, automation)"))
         .hasSize(2);
     assertThat(differences)
-        .as(run.out())
+        .as(run.output())
         .filteredOn(l -> !l.contains("claim "))
         .filteredOn(l -> l.contains(BURNER + " released to false"))
         .hasSize(2);
     assertThat(differences)
-        .as(run.out())
+        .as(run.output())
         .filteredOn(l -> l.contains("claim "))
         .hasSize(2)
         .allMatch(
@@ -196,10 +194,10 @@ class ReplayGatewayTest {
     // The pushed revision (rebuilt from its stored document over the files revision before it)
     // in place of every rule set of the window: the strike was pressed only after the push, so
     // nothing differs.
-    Run stored = replay("--revision", Long.toString(pushed));
-    assertThat(stored.exit()).as(stored.out()).isZero();
-    assertThat(stored.out()).contains("with revision " + pushed);
-    assertThat(run.out())
+    CliRunner stored = replay("--revision", Long.toString(pushed));
+    assertThat(stored.exit()).as(stored.output()).isZero();
+    assertThat(stored.output()).contains("with revision " + pushed);
+    assertThat(run.output())
         .containsPattern("(?m)^\\d+ matched, 0 only in replay, 4 only in history$")
         .containsPattern("(?m)^claims: \\d+ matched, 0 only in replay, 2 only in history$");
   }
@@ -223,6 +221,7 @@ class ReplayGatewayTest {
         .anySatisfy(
             i -> assertThat(i).contains("\"name\":\"demand\"", "false", "\"quality\":\"live\""));
     assertThat(pump.getJsonArray("contenders")).hasSize(1);
+    assertThat(pump.getString("deciding_key")).isEqualTo("sole");
     // The command follows once the pump's min_interval (2 s) since the last one has passed.
     await()
         .atMost(WAIT)
@@ -232,6 +231,10 @@ class ReplayGatewayTest {
               return c != null && Boolean.TRUE.equals(c.getValue("value"));
             });
     assertThat(why(PUMP).getJsonObject("command").getString("kind")).isEqualTo("assert");
+    // Its delivery state: the broker acknowledged the command.
+    await()
+        .atMost(WAIT)
+        .until(() -> "delivered".equals(why(PUMP).getJsonObject("command").getString("state")));
 
     // The burner: an operator holds it on, the interlock holds it off over the override.
     override(BURNER, true);
@@ -252,12 +255,24 @@ class ReplayGatewayTest {
         .anySatisfy(c -> assertThat(c).contains("boiler-overheat-cutoff", "interlock", "false"))
         .anySatisfy(c -> assertThat(c).contains("override:operator", "operator", "true"));
 
+    // The interlock's command out and acknowledged by the broker.
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              JsonObject c = why(BURNER).getJsonObject("command");
+              return c != null
+                  && Boolean.FALSE.equals(c.getValue("value"))
+                  && "delivered".equals(c.getString("state"));
+            });
+
     // The same from the log, by `sentinel why --at`, and by the API's ?at=.
     assertThat(gateway.journal().orElseThrow().drain(WAIT)).isTrue();
     Instant now = Instant.now();
-    Run cli = cli("why", BURNER, "--at", now.toString(), "--db", broker.database().configUrl());
-    assertThat(cli.exit()).as(cli.out()).isZero();
-    assertThat(cli.out())
+    CliRunner cli =
+        CliRunner.run("why", BURNER, "--at", now.toString(), "--db", broker.database().configUrl());
+    assertThat(cli.exit()).as(cli.output()).isZero();
+    assertThat(cli.output())
         .contains(BURNER + " = false")
         .contains("rule     boiler-overheat-cutoff (interlock, priority 0)")
         .containsPattern("input    pressure = boiler.ch1.pressure 3(\\.0)? live")
@@ -265,7 +280,7 @@ class ReplayGatewayTest {
         .contains("key      band")
         .contains("claim    boiler-overheat-cutoff (interlock, priority 0) := false")
         .contains("claim    override:operator (operator, priority 100) := true")
-        .contains("command  ");
+        .containsPattern("command  assert false \\S+ issued \\S+: delivered");
     JsonObject logged =
         new JsonObject(
             given()
@@ -279,8 +294,9 @@ class ReplayGatewayTest {
     assertThat(logged.getString("rule")).isEqualTo("boiler-overheat-cutoff");
     assertThat(logged.getString("deciding_key")).isEqualTo("band");
     // Before the override, at the end of the first window, the burner ran on demand.
-    Run before = cli("why", BURNER, "--at", to.toString(), "--db", broker.database().configUrl());
-    assertThat(before.out()).contains("rule     burner-on-demand (automation");
+    CliRunner before =
+        CliRunner.run("why", BURNER, "--at", to.toString(), "--db", broker.database().configUrl());
+    assertThat(before.output()).contains("rule     burner-on-demand (automation");
     given().get("/api/v1/points/no.such.point/why").then().statusCode(404);
     given()
         .queryParam("at", "yesterday")
@@ -299,12 +315,6 @@ class ReplayGatewayTest {
             .asString());
   }
 
-  private static Run cli(String... args) {
-    StringWriter out = new StringWriter();
-    int exit = Main.execute(new PrintWriter(out, true), args);
-    return new Run(exit, out.toString());
-  }
-
   private void boiler(double flow, double pressure, boolean demand) {
     device.publish("zigbee2mqtt/boiler-flow", "{\"temperature\": " + flow + "}");
     device.publish(broker.topic("points/boiler.ch1.pressure"), Double.toString(pressure));
@@ -316,24 +326,8 @@ class ReplayGatewayTest {
     device.publish(broker.topic("points/door.main.button"), "false");
   }
 
-  private record Run(int exit, String out) {}
-
-  private Run replay(String... more) {
-    List<String> args =
-        new java.util.ArrayList<>(
-            List.of(
-                "replay",
-                "--from",
-                from.toString(),
-                "--to",
-                to.toString(),
-                "--db",
-                broker.database().configUrl(),
-                "--verbose"));
-    args.addAll(List.of(more));
-    StringWriter out = new StringWriter();
-    int exit = Main.execute(new PrintWriter(out, true), args.toArray(String[]::new));
-    return new Run(exit, out.toString());
+  private CliRunner replay(String... more) {
+    return CliRunner.replay(from, to, broker.database().configUrl(), more);
   }
 
   private String override(String point, boolean value) {
