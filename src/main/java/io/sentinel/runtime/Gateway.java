@@ -172,8 +172,16 @@ public class Gateway {
                 if (g != null) {
                   g.engineLost(why); // at once, before the orderly stop below
                 }
-                stopCore();
+                // Fenced already: the retained role says so before the stop, which takes seconds,
+                // so that it never shows two cores active.
                 status.set("standby", 0);
+                Store st = store;
+                if (st != null) {
+                  // The log is the next holder's to write once its grace has passed: this one
+                  // feeds what it can until half that time (the loss is seen within check-every).
+                  st.journal().stopFeeding(config.standby().takeoverGrace().dividedBy(2));
+                }
+                stopCore();
               }
 
               @Override
@@ -207,11 +215,17 @@ public class Gateway {
                     return Long.toString(ProcessHandle.current().pid());
                   }
                 });
-    return config
-        .mqtt()
-        .clientId()
+    return clientIdOf(config.mqtt().clientId(), site, config.standby().enabled(), host);
+  }
+
+  /**
+   * The configured client id, else {@code sentinel-<site>}, and with a standby {@code
+   * sentinel-<site>-<host>}: two cores of one site on two machines never take each other's session.
+   */
+  static String clientIdOf(Optional<String> configured, String site, boolean standby, String host) {
+    return configured
         .filter(c -> !c.isBlank())
-        .orElse("sentinel-" + site + (config.standby().enabled() ? "-" + host : ""));
+        .orElse("sentinel-" + site + (standby ? "-" + host : ""));
   }
 
   /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
@@ -467,6 +481,12 @@ public class Gateway {
         new PassRecorder(
             store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
     recorder.restored(kept.overrides());
+    // A command id names the holder's epoch (docs/standby.md): e7.<start> /<point>/.../
+    String commandIds =
+        (role == null ? "" : "e" + epoch + ".") + Long.toString(started.toEpochMilli(), 36);
+    if (role != null) {
+      recorder.tenure(coreClientId(topics.site()), epoch, commandIds);
+    }
     CommandPlane plane =
         new CommandPlane(
             active.ruleSet(),
@@ -479,8 +499,7 @@ public class Gateway {
               return commandDriver;
             },
             commandSettings(),
-            // A command id names the holder's epoch (docs/standby.md): e7.<start> /<point>/.../
-            (role == null ? "" : "e" + epoch + ".") + Long.toString(started.toEpochMilli(), 36));
+            commandIds);
     loop =
         new EngineLoop(
             vertx,
@@ -514,6 +533,8 @@ public class Gateway {
   private java.util.function.Function<Instant, io.sentinel.engine.ControlEvent> started(
       long revision) {
     Instant engineStart = started;
+    String tenure =
+        role == null ? "" : "; active core " + coreClientId(topics.site()) + ", epoch " + epoch;
     return firstPass ->
         new io.sentinel.engine.ControlEvent(
             io.sentinel.store.Timelines.STARTED,
@@ -522,7 +543,8 @@ public class Gateway {
                 + revision
                 + ": cold start at "
                 + engineStart
-                + ", every rule in warmup, fail-safe interlocks asserted",
+                + ", every rule in warmup, fail-safe interlocks asserted"
+                + tenure,
             firstPass);
   }
 
