@@ -162,6 +162,7 @@ public class Gateway {
                 synchronized (Gateway.this) {
                   epoch = tenure;
                   status.set("active", tenure);
+                  clearSession(broker, holder);
                   start();
                 }
               }
@@ -200,6 +201,28 @@ public class Gateway {
             });
     r.start();
     return r;
+  }
+
+  /**
+   * Ends the core's persistent MQTT session before a tenure: what the broker queued on it while
+   * this gateway stood by (up to its queue limit) is the other core's history, already decided, and
+   * draining it first would delay this core's first commands by seconds (docs/standby.md).
+   */
+  private static void clearSession(URI broker, String clientId) {
+    var client = MqttConnection.builder(broker, clientId).buildAsync();
+    try {
+      client.connectWith().cleanSession(true).send().get(5, TimeUnit.SECONDS);
+      client.disconnect().get(2, TimeUnit.SECONDS);
+      LOG.infof(
+          "SEN-187 MQTT session of %s cleared at the takeover: what the broker queued while it"
+              + " stood by was the other core's",
+          clientId);
+    } catch (Exception e) {
+      LOG.warnf(
+          "SEN-188 MQTT session of %s not cleared at the takeover (%s): its backlog is drained"
+              + " first",
+          clientId, e.getMessage());
+    }
   }
 
   /** The MQTT client id: configured, else one per site, and with a standby one per machine. */

@@ -230,6 +230,9 @@ class StandbyFailoverIT {
             "active core core-b, epoch 2",
             "active core core-a, epoch 3",
             "active core core-b, epoch 4");
+    // Each takeover started on a fresh MQTT session, not on what the broker queued meanwhile.
+    assertThat(Files.readString(log("core-a", 3))).contains("SEN-187 ");
+    assertThat(Files.readString(log("core-b", 2))).contains("SEN-187 ");
     // The journals handed over: core-a's folder, behind core-b's writing, did not number on.
     assertThat(Files.readString(log("core-a", 3))).containsPattern("SEN-18[56] ");
     CliRunner verified = CliRunner.run("audit", "verify", "--db", db.configUrl());
