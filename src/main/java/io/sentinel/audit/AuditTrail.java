@@ -26,10 +26,11 @@ import java.util.function.Function;
  * release} for every claim a rule released, an {@code action} for every action that fired, a {@code
  * conflict} for every decision taken between two or more claims, an {@code override} for every
  * operator override set, cleared or expired, a {@code resume} for every suspended rule an operator
- * resumed. Event ids are derived, like seed 003's firing ids, from what happened and when: the
- * kind, the rule or point, the revision and the engine cycle (with a counter when one pass holds
- * two of the same), so a replay of the same observations derives the same ids and no restart reuses
- * one.
+ * resumed (and, made by their callers, {@code revision} at an activation and {@code core} at a
+ * standby's takeover). Event ids are derived, like seed 003's firing ids, from what happened and
+ * when: the kind, the rule or point, the revision and the engine cycle (with a counter when one
+ * pass holds two of the same), so a replay of the same observations derives the same ids and no
+ * restart reuses one.
  */
 public final class AuditTrail {
   private final RuleSet ruleSet;
@@ -228,10 +229,30 @@ public final class AuditTrail {
    * {@code detail} says where it came from, who signed it and what it changed.
    */
   public AuditEntry activation(Instant at, Map<String, Object> detail) {
-    long cycle = at.toEpochMilli();
+    return ofTheCore(
+        "revision/r" + revision + "/" + at.toEpochMilli(), "revision", at, "activated", detail);
+  }
+
+  /**
+   * The {@code core} entry, with a standby (docs/standby.md): from {@code at} the core {@code
+   * holder} issues what follows in the chain, up to the next such entry; {@code detail} has its
+   * epoch and the prefix its command ids carry.
+   */
+  public AuditEntry tenure(Instant at, String holder, long epoch, Map<String, Object> detail) {
+    return ofTheCore(
+        "core/e" + epoch + "/r" + revision + "/" + at.toEpochMilli(),
+        "core",
+        at,
+        "active core " + holder + ", epoch " + epoch,
+        detail);
+  }
+
+  /** An entry about the engine as a whole: no rule, inputs, outputs or contenders. */
+  private AuditEntry ofTheCore(
+      String eventId, String kind, Instant at, String reason, Map<String, Object> detail) {
     return new AuditEntry(
-        "revision/r" + revision + "/" + cycle,
-        "revision",
+        eventId,
+        kind,
         "",
         revision,
         Map.of(),
@@ -242,9 +263,9 @@ public final class AuditTrail {
         List.of(),
         "",
         "",
-        cycle,
+        at.toEpochMilli(),
         at,
-        "activated",
+        reason,
         detail);
   }
 

@@ -291,7 +291,10 @@ public interface SentinelConfig {
     @WithDefault("200ms")
     Duration checkEvery();
 
-    /** How long a standby waits after taking the lock before it drives outputs. */
+    /**
+     * How long a standby waits after taking the lock before it drives outputs (not at all when the
+     * previous holder released it after a clean stop).
+     */
     @WithDefault("1500ms")
     Duration takeoverGrace();
 

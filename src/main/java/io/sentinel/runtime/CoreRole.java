@@ -14,10 +14,11 @@ import org.jboss.logging.Logger;
 /**
  * Whether this gateway is its site's active core or its standby (docs/standby.md). On a thread of
  * its own it contends for the {@link CoreLock}; once it has it (and has waited out {@code
- * takeoverGrace}, the time a previous holder that lost its session needs to see so), the core is
- * {@code activate}d; it then asks the server every {@code checkEvery} whether the lock is still
- * held. A lost lock fences every output driver at once, {@code lost} is told (outputs to their safe
- * states, the core stopped), and contention starts again.
+ * takeoverGrace}, the time a previous holder that lost its session needs to see so, unless it
+ * released the lock after a clean stop), the core is {@code activate}d; it then asks the server
+ * every {@code checkEvery} whether the lock is still held. A lost lock fences every output driver
+ * at once, {@code lost} is told (outputs to their safe states, the core stopped), and contention
+ * starts again.
  */
 final class CoreRole implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
@@ -138,10 +139,11 @@ final class CoreRole implements AutoCloseable {
     }
     lock = taken.get();
     epoch = lock.epoch();
+    // After a clean stop the previous holder's outputs are safe and its journal fed already.
+    long grace = lock.afterCleanRelease() ? 0 : settings.takeoverGrace().toMillis();
     LOG.infof(
-        "SEN-STB-002 core lock of site %s taken, epoch %d: active in %d ms",
-        site, epoch, settings.takeoverGrace().toMillis());
-    thread.schedule(this::takeOver, settings.takeoverGrace().toMillis(), TimeUnit.MILLISECONDS);
+        "SEN-STB-002 core lock of site %s taken, epoch %d: active in %d ms", site, epoch, grace);
+    thread.schedule(this::takeOver, grace, TimeUnit.MILLISECONDS);
   }
 
   private void takeOver() {
@@ -217,7 +219,7 @@ final class CoreRole implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     if (lock != null) {
-      lock.close();
+      lock.releaseCleanly();
       lock = null;
     }
   }

@@ -166,6 +166,7 @@ public class Gateway {
                 synchronized (Gateway.this) {
                   epoch = tenure;
                   status.set("active", tenure);
+                  clearSession(broker, holder);
                   start();
                 }
               }
@@ -176,8 +177,16 @@ public class Gateway {
                 if (g != null) {
                   g.engineLost(why); // at once, before the orderly stop below
                 }
-                stopCore();
+                // Fenced already: the retained role says so before the stop, which takes seconds,
+                // so that it never shows two cores active.
                 status.set("standby", 0);
+                Store st = store;
+                if (st != null) {
+                  // The log is the next holder's to write once its grace has passed: this one
+                  // feeds what it can until half that time (the loss is seen within check-every).
+                  st.journal().stopFeeding(config.standby().takeoverGrace().dividedBy(2));
+                }
+                stopCore();
               }
 
               @Override
@@ -198,6 +207,28 @@ public class Gateway {
     return r;
   }
 
+  /**
+   * Ends the core's persistent MQTT session before a tenure: what the broker queued on it while
+   * this gateway stood by (up to its queue limit) is the other core's history, already decided, and
+   * draining it first would delay this core's first commands by seconds (docs/standby.md).
+   */
+  private static void clearSession(URI broker, String clientId) {
+    var client = MqttConnection.builder(broker, clientId).buildAsync();
+    try {
+      client.connectWith().cleanSession(true).send().get(5, TimeUnit.SECONDS);
+      client.disconnect().get(2, TimeUnit.SECONDS);
+      LOG.infof(
+          "SEN-187 MQTT session of %s cleared at the takeover: what the broker queued while it"
+              + " stood by was the other core's",
+          clientId);
+    } catch (Exception e) {
+      LOG.warnf(
+          "SEN-188 MQTT session of %s not cleared at the takeover (%s): its backlog is drained"
+              + " first",
+          clientId, e.getMessage());
+    }
+  }
+
   /** The MQTT client id: configured, else one per site, and with a standby one per machine. */
   private String coreClientId(String site) {
     String host =
@@ -211,11 +242,17 @@ public class Gateway {
                     return Long.toString(ProcessHandle.current().pid());
                   }
                 });
-    return config
-        .mqtt()
-        .clientId()
+    return clientIdOf(config.mqtt().clientId(), site, config.standby().enabled(), host);
+  }
+
+  /**
+   * The configured client id, else {@code sentinel-<site>}, and with a standby {@code
+   * sentinel-<site>-<host>}: two cores of one site on two machines never take each other's session.
+   */
+  static String clientIdOf(Optional<String> configured, String site, boolean standby, String host) {
+    return configured
         .filter(c -> !c.isBlank())
-        .orElse("sentinel-" + site + (config.standby().enabled() ? "-" + host : ""));
+        .orElse("sentinel-" + site + (standby ? "-" + host : ""));
   }
 
   /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
@@ -473,6 +510,12 @@ public class Gateway {
         new PassRecorder(
             store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
     recorder.restored(kept.overrides());
+    // A command id names the holder's epoch (docs/standby.md): e7.<start> /<point>/.../
+    String commandIds =
+        (role == null ? "" : "e" + epoch + ".") + Long.toString(started.toEpochMilli(), 36);
+    if (role != null) {
+      recorder.tenure(coreClientId(topics.site()), epoch, commandIds);
+    }
     CommandPlane plane =
         new CommandPlane(
             active.ruleSet(),
@@ -485,8 +528,7 @@ public class Gateway {
               return commandDriver;
             },
             commandSettings(),
-            // A command id names the holder's epoch (docs/standby.md): e7.<start> /<point>/.../
-            (role == null ? "" : "e" + epoch + ".") + Long.toString(started.toEpochMilli(), 36));
+            commandIds);
     loop =
         new EngineLoop(
             vertx,
@@ -520,6 +562,8 @@ public class Gateway {
   private java.util.function.Function<Instant, io.sentinel.engine.ControlEvent> started(
       long revision) {
     Instant engineStart = started;
+    String tenure =
+        role == null ? "" : "; active core " + coreClientId(topics.site()) + ", epoch " + epoch;
     return firstPass ->
         new io.sentinel.engine.ControlEvent(
             io.sentinel.store.Timelines.STARTED,
@@ -528,7 +572,8 @@ public class Gateway {
                 + revision
                 + ": cold start at "
                 + engineStart
-                + ", every rule in warmup, fail-safe interlocks asserted",
+                + ", every rule in warmup, fail-safe interlocks asserted"
+                + tenure,
             firstPass);
   }
 

@@ -34,6 +34,15 @@ final class GatewayStore {
   static Store open(
       SentinelConfig config, Vertx vertx, Supplier<EngineLoop> loop, InstantSource clock) {
     try {
+      if (config.standby().enabled()) {
+        // The lock is held: this journal continues the log the other core may have written since.
+        StoreConfig sc = StoreConfig.from(config);
+        io.sentinel.store.JournalHandover.prepare(
+            sc.journal().dir(),
+            sc.journal().segmentBytes(),
+            io.sentinel.store.DbUrl.parse(sc.url().orElseThrow()),
+            clock);
+      }
       Store opened =
           Store.open(
               StoreConfig.from(config),
@@ -47,7 +56,7 @@ final class GatewayStore {
               clock);
       LOG.infof("SEN-DB-050 logging to %s", opened.url());
       return opened;
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | java.sql.SQLException | RuntimeException e) {
       throw new IllegalStateException(
           "SEN-DB-051 the store did not open (set sentinel.db.url / SENTINEL_DB_URL, or leave it"
               + " unset for the embedded PostgreSQL): "

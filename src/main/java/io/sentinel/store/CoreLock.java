@@ -26,13 +26,18 @@ public final class CoreLock implements AutoCloseable {
   public static final String APPLICATION_NAME = "sentinel-core-lock";
 
   private final Connection connection;
+  private final String site;
   private final long key;
   private final long epoch;
+  private final boolean afterCleanRelease;
 
-  private CoreLock(Connection connection, long key, long epoch) {
+  private CoreLock(
+      Connection connection, String site, long key, long epoch, boolean afterCleanRelease) {
     this.connection = connection;
+    this.site = site;
     this.key = key;
     this.epoch = epoch;
+    this.afterCleanRelease = afterCleanRelease;
   }
 
   /**
@@ -43,10 +48,7 @@ public final class CoreLock implements AutoCloseable {
    */
   public static Optional<CoreLock> tryTake(DbUrl db, String site, String holder, Duration timeout)
       throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", db.user());
-    db.password().ifPresent(pw -> p.setProperty("password", pw));
-    p.setProperty("ApplicationName", APPLICATION_NAME);
+    Properties p = db.jdbcProperties(APPLICATION_NAME);
     String seconds = Long.toString(Math.max(1, (timeout.toMillis() + 999) / 1000));
     p.setProperty("socketTimeout", seconds);
     // Connecting may be slow on a loaded machine; that delays only this attempt, not the fence.
@@ -67,12 +69,22 @@ public final class CoreLock implements AutoCloseable {
         c.close();
         return Optional.empty();
       }
+      // Read before the epoch moves on: whether the previous holder said it stopped cleanly.
+      boolean clean;
+      try (PreparedStatement s =
+          c.prepareStatement("SELECT released_cleanly FROM core_epoch WHERE site = ?")) {
+        s.setString(1, site);
+        try (ResultSet rs = s.executeQuery()) {
+          clean = !rs.next() || rs.getBoolean(1); // no previous holder: nobody to wait for
+        }
+      }
       long epoch;
       try (PreparedStatement s =
           c.prepareStatement(
-              "INSERT INTO core_epoch (site, epoch, holder, taken_at) VALUES (?, 1, ?, now())"
-                  + " ON CONFLICT (site) DO UPDATE SET epoch = core_epoch.epoch + 1,"
-                  + " holder = EXCLUDED.holder, taken_at = EXCLUDED.taken_at RETURNING epoch")) {
+              "INSERT INTO core_epoch (site, epoch, holder, taken_at, released_cleanly) VALUES (?,"
+                  + " 1, ?, now(), false) ON CONFLICT (site) DO UPDATE SET epoch ="
+                  + " core_epoch.epoch + 1, holder = EXCLUDED.holder, taken_at ="
+                  + " EXCLUDED.taken_at, released_cleanly = false RETURNING epoch")) {
         s.setString(1, site);
         s.setString(2, holder);
         try (ResultSet rs = s.executeQuery()) {
@@ -80,7 +92,7 @@ public final class CoreLock implements AutoCloseable {
           epoch = rs.getLong(1);
         }
       }
-      return Optional.of(new CoreLock(c, key, epoch));
+      return Optional.of(new CoreLock(c, site, key, epoch, clean));
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
@@ -121,6 +133,32 @@ public final class CoreLock implements AutoCloseable {
     } catch (SQLException e) {
       return false;
     }
+  }
+
+  /**
+   * Whether the previous holder released the lock after a clean stop ({@link #releaseCleanly}), or
+   * there was none: its outputs are safe and its journal fed, so there is nothing to wait for.
+   */
+  public boolean afterCleanRelease() {
+    return afterCleanRelease;
+  }
+
+  /**
+   * Says that this holder's core has stopped cleanly (outputs in their safe states, its journal
+   * fed), then releases the lock; the next holder starts without the takeover grace. When the
+   * server cannot be told, the next holder waits the grace out, as after any other end.
+   */
+  public void releaseCleanly() {
+    try (PreparedStatement s =
+        connection.prepareStatement(
+            "UPDATE core_epoch SET released_cleanly = true WHERE site = ? AND epoch = ?")) {
+      s.setString(1, site);
+      s.setLong(2, epoch);
+      s.executeUpdate();
+    } catch (SQLException e) {
+      // the session is gone: so is the lock, and the next holder waits the grace out
+    }
+    close();
   }
 
   /** Releases the lock (the session ends). */

@@ -57,6 +57,15 @@ public record DbUrl(
     return "jdbc:postgresql://" + host + ":" + port + "/" + database;
   }
 
+  /** JDBC's connection properties: the credentials and what {@code pg_stat_activity} names. */
+  public java.util.Properties jdbcProperties(String applicationName) {
+    java.util.Properties p = new java.util.Properties();
+    p.setProperty("user", user);
+    password.ifPresent(pw -> p.setProperty("password", pw));
+    p.setProperty("ApplicationName", applicationName);
+    return p;
+  }
+
   public PgConnectOptions connectOptions() {
     PgConnectOptions o =
         new PgConnectOptions().setHost(host).setPort(port).setDatabase(database).setUser(user);

@@ -186,6 +186,7 @@ public final class Journal implements AutoCloseable {
   private volatile long lastOffered;
   private final JournalWatch watch;
   private volatile boolean full;
+  private volatile boolean feedStopped;
   private final AtomicLong lost = new AtomicLong();
   private long lostReported;
   private long offered;
@@ -516,6 +517,17 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
+   * Stops writing to PostgreSQL now (a batch under way completes): this core lost the core lock and
+   * another one writes the log from here on (docs/standby.md). The journal still keeps on disk what
+   * it is given, for this folder's next tenure to find (JournalHandover).
+   */
+  public void stopFeeding(Duration lastDrain) {
+    drain(lastDrain);
+    feedStopped = true;
+    feeder.close(settings.writeTimeout());
+  }
+
+  /**
    * Syncs what is queued, gives PostgreSQL a moment to take it (when it answers), and stops. What
    * PostgreSQL has not taken stays in the folder for the next start.
    */
@@ -523,10 +535,12 @@ public final class Journal implements AutoCloseable {
   public void close() {
     flush(settings.writeTimeout());
     commit.close();
-    if (!feeder.degraded()) {
-      drain(settings.writeTimeout());
+    if (!feedStopped) {
+      if (!feeder.degraded()) {
+        drain(settings.writeTimeout());
+      }
+      feeder.close(settings.writeTimeout().multipliedBy(2));
     }
-    feeder.close(settings.writeTimeout().multipliedBy(2));
     try {
       log.close();
     } catch (IOException e) {

@@ -29,7 +29,12 @@ final class LogEnd {
   /** How long a PostgreSQL that accepts connections, or answers with an error, is waited for. */
   static final Duration PATIENCE = Duration.ofSeconds(15);
 
-  private static final String QUERY =
+  /**
+   * Where the log in PostgreSQL ends: {@code last} (the highest sequence number of the journal's
+   * rows), {@code audit_seq} and {@code audit_head} (the audit chain's last record); nulls when
+   * empty.
+   */
+  static final String QUERY =
       "SELECT greatest((SELECT max(seq) FROM observations),"
           + " (SELECT max(seq) FROM claim_changes), (SELECT max(seq) FROM decisions),"
           + " (SELECT max(seq) FROM actions), (SELECT max(seq) FROM firings),"

@@ -33,6 +33,7 @@ public final class PassRecorder {
   private Map<String, OperatorOverride> lastOverrides = Map.of();
   private final Duration snapshotEvery;
   private Instant lastSnapshot = Instant.MIN;
+  private Tenure tenure;
 
   public PassRecorder(
       Journal journal, Engine engine, RuleSet ruleSet, long revision, Duration snapshotEvery) {
@@ -82,6 +83,13 @@ public final class PassRecorder {
                     .noneMatch(e -> e.kind().equals(ControlEvent.RULE_RESUMED))
             ? List.of()
             : trail.entries(now, result);
+    if (tenure != null) {
+      List<AuditEntry> first = new java.util.ArrayList<>();
+      first.add(trail.tenure(now, tenure.holder(), tenure.epoch(), tenure.detail()));
+      first.addAll(audit);
+      audit = first;
+      tenure = null;
+    }
     long seq = journal.offer(new PassRecord(now, observations, result), audit);
     // A latch is set or released only in a pass that changes claims; an override that was not
     // restored after a restart may have no claim to change.
@@ -95,6 +103,20 @@ public final class PassRecorder {
     }
     return seq;
   }
+
+  /**
+   * With a standby (docs/standby.md): the first pass's audit entries start with a {@code core}
+   * entry naming {@code holder} and {@code epoch}, so the chain shows which core issued what.
+   */
+  public void tenure(String holder, long epoch, String commandIds) {
+    tenure =
+        new Tenure(
+            holder,
+            epoch,
+            Map.<String, Object>of("holder", holder, "epoch", epoch, "command_ids", commandIds));
+  }
+
+  private record Tenure(String holder, long epoch, Map<String, Object> detail) {}
 
   /**
    * The overrides the store held at start (restored or not): the first snapshot after a start that

@@ -18,10 +18,16 @@ import org.jboss.logging.Logger;
  * (the highest sequence number, the audit chain's head), how many records wait, the latest of each
  * state row (point value, cooldown, snapshot, acknowledgement mark) for the restart to restore on
  * top of PostgreSQL's, and the MQTT samples after the last acknowledgement mark ({@link
- * RedeliveryTail}).
+ * RedeliveryTail}). {@code firstSeq}: the lowest sequence number of those records (0 when none).
  */
 record Recovered(
-    long lastSeq, long auditSeq, String auditHead, long records, List<Row> state, List<Row> tail) {
+    long lastSeq,
+    long auditSeq,
+    String auditHead,
+    long records,
+    long firstSeq,
+    List<Row> state,
+    List<Row> tail) {
   private static final Logger LOG = Logger.getLogger(Recovered.class);
 
   static Recovered scan(SegmentLog log, Position from, Optional<FedState> fed) throws IOException {
@@ -29,6 +35,7 @@ record Recovered(
     long auditSeq = fed.map(FedState::auditSeq).orElse(0L);
     String head = fed.map(FedState::auditHead).orElse(AuditRecord.GENESIS);
     long records = 0;
+    long first = 0;
     Map<String, Row> state = new LinkedHashMap<>();
     Row snapshot = null;
     RedeliveryTail.Collector tail = new RedeliveryTail.Collector();
@@ -51,6 +58,7 @@ record Recovered(
           tail.add(row);
           if (row.table() != Table.AUDIT_LOG) {
             last = Math.max(last, row.seq());
+            first = first == 0 ? row.seq() : Math.min(first, row.seq());
           }
         }
       }
@@ -59,7 +67,7 @@ record Recovered(
     if (snapshot != null) {
       rows.add(snapshot);
     }
-    return new Recovered(last, auditSeq, head, records, rows, tail.rows());
+    return new Recovered(last, auditSeq, head, records, first, rows, tail.rows());
   }
 
   /**
@@ -72,13 +80,13 @@ record Recovered(
     LogEnd.Answer a = LogEnd.ask(pool, migrator, LogEnd.PATIENCE);
     if (a.end().isPresent()) {
       LogEnd.End e = a.end().get();
-      return new Recovered(e.lastSeq(), e.auditSeq(), e.auditHead(), 0, state, tail);
+      return new Recovered(e.lastSeq(), e.auditSeq(), e.auditHead(), 0, 0, state, tail);
     }
     long base = clock.millis() * 1000;
     LOG.warnf(
         "SEN-DB-012 PostgreSQL is not there (%s) and the journal's folder is new: numbering"
             + " starts at %d, and the audit chain starts anew (audit verify names the break)",
         a.why(), base);
-    return new Recovered(base, 0, AuditRecord.GENESIS, 0, state, tail);
+    return new Recovered(base, 0, AuditRecord.GENESIS, 0, 0, state, tail);
   }
 }

@@ -56,6 +56,16 @@ class DeploymentFilesTest {
         .contains("install -m 0644 \"$repo/src/main/jvm/edge.options\" \"$opt/edge.options\"");
   }
 
+  /** Issue 15: systemd restarts a gateway that dies or whose engine stops feeding its watchdog. */
+  @Test
+  void unit_isTypeNotify_withAWatchdog_restartedAlways() throws IOException {
+    Map<String, String> d = directives(UNIT);
+    assertThat(d).containsEntry("Type", "notify").containsEntry("Restart", "always");
+    assertThat(d.get("WatchdogSec")).matches("[1-9][0-9]*s");
+    // NotifyAccess=main (the default) accepts the gateway's own datagrams, and no other's.
+    assertThat(d).doesNotContainKey("NotifyAccess");
+  }
+
   @Test
   void jvmImage_copiesTheFile_andItsEntrypointReadsIt() throws IOException {
     String image = Files.readString(JVM_IMAGE);

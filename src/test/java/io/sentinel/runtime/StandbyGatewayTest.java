@@ -58,6 +58,12 @@ class StandbyGatewayTest {
   @TestHTTPResource("/q/health/live")
   URI live;
 
+  @TestHTTPResource("/q/health/ready")
+  URI ready;
+
+  @TestHTTPResource("/q/health")
+  URI health;
+
   private CoreLock other;
   private BrokerClient watcher;
 
@@ -90,6 +96,16 @@ class StandbyGatewayTest {
     watcher = broker.client("watcher").subscribe(broker.topic("status"), broker.topic("cores/#"));
     assertThat(awaitState("cores/standby-test-core-a", "active").getLong("epoch")).isEqualTo(1);
     awaitState("status", "online");
+    // The audit chain says which core issues what follows.
+    await().atMost(WAIT).until(() -> !tenures().isEmpty());
+    assertThat(tenures()).containsExactly(java.util.List.of("1", "standby-test-core-a"));
+  }
+
+  /** The audit log's {@code core} entries: epoch and holder, in chain order. */
+  private java.util.List<java.util.List<String>> tenures() {
+    return db().rows(
+            "SELECT detail->>'epoch', detail->>'holder' FROM audit_log WHERE kind = 'core' ORDER"
+                + " BY seq");
   }
 
   @Test
@@ -168,9 +184,15 @@ class StandbyGatewayTest {
     assertThat(db().count("SELECT count(*) FROM commands")).isEqualTo(commands);
     assertThat(beats.log.changes()).isEqualTo(edges);
     assertThat(gateway.heartbeat()).isEmpty();
+    assertThat(gateway.gpio()).as("no pin opened while standing by").isEmpty();
+    assertThat(gateway.loop()).as("no engine loop while standing by").isNull();
     JsonObject engine = engineCheck();
     assertThat(engine.getString("status")).isEqualTo("UP");
     assertThat(engine.getJsonObject("data").getString("role")).isEqualTo("standby");
+    // Live but not ready (nothing served, no MQTT session of the core); /q/health says standby.
+    assertThat(new JsonObject(http(ready)).getString("status")).isEqualTo("DOWN");
+    assertThat(check(health, "sentinel-engine").getJsonObject("data").getString("role"))
+        .isEqualTo("standby");
     // Retained: this core stands by; the site has no core online (the stopped core said so).
     awaitState("cores/standby-test-core-a", "standby");
     awaitState("status", "offline");
@@ -203,6 +225,11 @@ class StandbyGatewayTest {
         .containsExactly(java.util.List.of("3", "standby-test-core-a"));
     assertThat(awaitState("cores/standby-test-core-a", "active").getLong("epoch")).isEqualTo(3);
     awaitState("status", "online");
+    await().atMost(WAIT).until(() -> tenures().size() == 2);
+    assertThat(tenures())
+        .containsExactly(
+            java.util.List.of("1", "standby-test-core-a"),
+            java.util.List.of("3", "standby-test-core-a"));
   }
 
   /** The heartbeat pin of the gateway's current start and its edges. */
@@ -227,13 +254,17 @@ class StandbyGatewayTest {
   }
 
   private JsonObject engineCheck() {
-    JsonObject health = new JsonObject(http(live));
-    Optional<JsonObject> engine =
-        health.getJsonArray("checks").stream()
-            .map(JsonObject.class::cast)
-            .filter(c -> c.getString("name").equals("sentinel-engine"))
-            .findFirst();
-    return engine.orElseThrow();
+    return check(live, "sentinel-engine");
+  }
+
+  private static JsonObject check(URI endpoint, String name) {
+    Optional<JsonObject> found =
+        new JsonObject(http(endpoint))
+            .getJsonArray("checks").stream()
+                .map(JsonObject.class::cast)
+                .filter(c -> c.getString("name").equals(name))
+                .findFirst();
+    return found.orElseThrow();
   }
 
   private static String http(URI uri) {

@@ -30,6 +30,13 @@ class SystemdNotifyTest {
     vertx.close().toCompletionStage().toCompletableFuture().join();
   }
 
+  /** A notifier to {@code socket}, as systemd's environment with {@code WatchdogSec} gives it. */
+  private static SystemdNotify notifier(NotifySocket socket, String watchdogUsec) {
+    return SystemdNotify.fromEnvironment(
+            Map.of("NOTIFY_SOCKET", socket.path.toString(), "WATCHDOG_USEC", watchdogUsec), 1)
+        .orElseThrow();
+  }
+
   @Test
   void environment_withoutNotifySocket_none_watchdogForThisPidOnly() {
     assertThat(SystemdNotify.fromEnvironment(Map.of(), 7)).isEmpty();
@@ -68,10 +75,7 @@ class SystemdNotifyTest {
   @Test
   void beat_readyFirstThenWatchdog_stoppingAtTheEnd() throws Exception {
     try (NotifySocket socket = new NotifySocket(dir)) {
-      SystemdNotify notify =
-          SystemdNotify.fromEnvironment(
-                  Map.of("NOTIFY_SOCKET", socket.path.toString(), "WATCHDOG_USEC", "1000000"), 1)
-              .orElseThrow();
+      SystemdNotify notify = notifier(socket, "1000000");
 
       notify.beat("site example, revision 1");
       notify.beat("ignored");
@@ -86,12 +90,43 @@ class SystemdNotifyTest {
   }
 
   @Test
+  void engineLoop_aPassThatHangs_starvesTheWatchdog_untilItReturns() throws Exception {
+    try (NotifySocket socket = new NotifySocket(dir)) {
+      SystemdNotify notify = notifier(socket, "100000");
+      EngineLoop loop = EngineLoopFatalTest.failingAtSecondPass(vertx, new AtomicInteger());
+      loop.start();
+      loop.heartbeat(notify.beatEvery(), () -> notify.beat("up"));
+      socket.await(4, Duration.ofSeconds(20));
+      java.util.concurrent.CountDownLatch hanging = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+      loop.onContext(
+          () -> {
+            hanging.countDown();
+            try {
+              Thread.sleep(2000); // a pass that hangs: forty beat periods
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            done.countDown();
+            return io.sentinel.command.PlaneOutput.NONE;
+          });
+      assertThat(hanging.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      Thread.sleep(300); // a beat already handed to the socket may still arrive
+      int before = socket.datagrams().size();
+      Thread.sleep(1000);
+      int after = socket.datagrams().size();
+      assertThat(done.getCount()).as("still hanging when counted").isOne();
+      assertThat(after).as("WATCHDOG=1 while the pass hangs").isEqualTo(before);
+      // The beat comes back with the engine.
+      assertThat(done.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      await().until(() -> socket.datagrams().size() > after + 3);
+    }
+  }
+
+  @Test
   void engineLoop_readyAfterFirstPass_watchdogWhileRunning_silentOnceLost() throws Exception {
     try (NotifySocket socket = new NotifySocket(dir)) {
-      SystemdNotify notify =
-          SystemdNotify.fromEnvironment(
-                  Map.of("NOTIFY_SOCKET", socket.path.toString(), "WATCHDOG_USEC", "100000"), 1)
-              .orElseThrow();
+      SystemdNotify notify = notifier(socket, "100000");
       AtomicInteger passes = new AtomicInteger();
       AtomicInteger passesAtReady = new AtomicInteger(-1);
       EngineLoop loop = EngineLoopFatalTest.failingAtSecondPass(vertx, passes);

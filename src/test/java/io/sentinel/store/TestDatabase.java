@@ -110,6 +110,17 @@ public final class TestDatabase implements AutoCloseable {
     }
   }
 
+  /**
+   * Terminates every session that holds an advisory lock in this database (a core lock's, as a lost
+   * connection ends it); returns how many.
+   */
+  public long terminateLockSessions() {
+    return count(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory' AND"
+            + " granted AND database = (SELECT oid FROM pg_database WHERE datname ="
+            + " current_database())");
+  }
+
   public java.util.List<Long> longs(String query) {
     java.util.List<Long> out = new java.util.ArrayList<>();
     try (Connection c = connect(url);
