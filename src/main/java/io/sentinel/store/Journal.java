@@ -226,15 +226,7 @@ public final class Journal implements AutoCloseable {
             new DiskListener(),
             "sentinel-journal");
     this.feeder =
-        new Feeder(
-            log,
-            commit::durableEnd,
-            pool,
-            settings,
-            fed,
-            migrator,
-            new JournalFeedEvents(clock, alarms, this::offerEvent, this::deadLettered),
-            clock);
+        new Feeder(log, commit::durableEnd, pool, settings, fed, migrator, new FeedEvents(), clock);
   }
 
   /** Opens the journal on a migrated database (tests, tools). */
@@ -590,9 +582,55 @@ public final class Journal implements AutoCloseable {
     }
   }
 
-  /** The rows PostgreSQL refused so far (set aside in dead_letters). */
-  private long deadLettered() {
-    return feeder.deadLettered();
+  private final class FeedEvents implements Feeder.Events {
+    private long lastDeadLetterLog;
+
+    @Override
+    public void degraded(String why) {
+      Instant now = clock.instant();
+      String message =
+          "PostgreSQL does not take the journal's batches ("
+              + DeadLetters.printable(why)
+              + "): the local journal holds them and PostgreSQL catches up when it answers";
+      ControlEvent e = new ControlEvent("journal-degraded", "journal", message, now);
+      alarms.raised(e, new SelfPoint("journal.degraded", Value.TRUE, now));
+      offerEvent(e);
+    }
+
+    @Override
+    public void recovered() {
+      Instant now = clock.instant();
+      ControlEvent e =
+          new ControlEvent(
+              "journal-recovered",
+              "journal",
+              "PostgreSQL takes the journal's batches again: it catches up in order",
+              now);
+      alarms.raised(e, new SelfPoint("journal.degraded", Value.FALSE, now));
+      offerEvent(e);
+    }
+
+    @Override
+    public void deadLettered(Row row, String reason) {
+      Instant now = clock.instant();
+      String message =
+          "PostgreSQL refused a "
+              + row.table().name
+              + " row (seq "
+              + row.seq()
+              + "): "
+              + DeadLetters.printable(reason)
+              + "; set aside in dead_letters, the rest flows on";
+      long t = System.nanoTime();
+      if (t - lastDeadLetterLog > TimeUnit.SECONDS.toNanos(10)) {
+        lastDeadLetterLog = t;
+        LOG.warnf("SEN-DB-067 %s (counted in sentinel_journal_dead_letters_total)", message);
+      }
+      ControlEvent e = new ControlEvent("journal-dead-letter", "journal", message, now);
+      alarms.raised(
+          e, new SelfPoint("journal.dead_letters", Value.of((double) feeder.deadLettered()), now));
+      offerEvent(e);
+    }
   }
 
   private void overflow(String why, long lostSoFar) {
