@@ -5,12 +5,10 @@ import io.sentinel.door.Refusal;
 import io.sentinel.point.MeasureUnit;
 import io.sentinel.point.PointSource;
 import io.sentinel.point.PointSpec;
-import io.sentinel.point.PointType;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Registry;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
-import io.sentinel.point.ValueMap;
 import io.sentinel.wire.JsonDoor;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -200,14 +198,14 @@ public final class IngestDecoder {
                 "no value at " + m.path()));
         continue;
       }
-      Typed typed =
+      IngestValues.Typed typed =
           m.spec().valueMap().isPresent()
-              ? mapped(m.spec(), m.spec().valueMap().get(), picked.get())
-              : typed(m.spec(), picked.get(), MeasureUnit.NONE, false);
-      if (typed.rejection != null) {
-        rejections.add(withTopic(typed.rejection, topic, m.spec()));
+              ? IngestValues.mapped(m.spec(), m.spec().valueMap().get(), picked.get())
+              : IngestValues.typed(m.spec(), picked.get(), MeasureUnit.NONE, false);
+      if (typed.rejection() != null) {
+        rejections.add(withTopic(typed.rejection(), topic, m.spec()));
       } else {
-        samples.add(new Sample(m.spec().id(), typed.value, Quality.LIVE, receivedAt));
+        samples.add(new Sample(m.spec().id(), typed.value(), Quality.LIVE, receivedAt));
       }
     }
     return thirdPartyTime(topic, mapped, document, samples, rejections);
@@ -270,7 +268,7 @@ public final class IngestDecoder {
     if (!(document instanceof JsonObject o)) {
       return accept(
           spec,
-          typed(spec, document, MeasureUnit.NONE, false),
+          IngestValues.typed(spec, document, MeasureUnit.NONE, false),
           Quality.LIVE,
           topic,
           at,
@@ -282,7 +280,7 @@ public final class IngestDecoder {
             RejectReason.UNKNOWN_FIELD,
             topic,
             spec,
-            "unknown field '" + clip(key) + "' (known: value, quality, ts, unit)");
+            "unknown field '" + IngestValues.clip(key) + "' (known: value, quality, ts, unit)");
       }
     }
     Quality quality = Quality.LIVE;
@@ -294,7 +292,8 @@ public final class IngestDecoder {
             RejectReason.BAD_QUALITY,
             topic,
             spec,
-            "quality must be live, stale, unavailable or bad, found " + clip(String.valueOf(q)));
+            "quality must be live, stale, unavailable or bad, found "
+                + IngestValues.clip(String.valueOf(q)));
       }
       quality = parsed.get();
     }
@@ -314,7 +313,10 @@ public final class IngestDecoder {
           u instanceof String s ? MeasureUnit.parse(s) : Optional.empty();
       if (parsed.isEmpty()) {
         return rejected(
-            RejectReason.UNKNOWN_UNIT, topic, spec, "unknown unit " + clip(String.valueOf(u)));
+            RejectReason.UNKNOWN_UNIT,
+            topic,
+            spec,
+            "unknown unit " + IngestValues.clip(String.valueOf(u)));
       }
       unit = parsed.get();
     }
@@ -328,104 +330,25 @@ public final class IngestDecoder {
             "a live report needs a value (a report of quality alone names stale, unavailable or"
                 + " bad)");
       }
-      return accept(spec, new Typed(Value.ABSENT, null), quality, topic, at, deviceTime);
+      return accept(
+          spec, new IngestValues.Typed(Value.ABSENT, null), quality, topic, at, deviceTime);
     }
-    return accept(spec, typed(spec, value, unit, u != null), quality, topic, at, deviceTime);
+    return accept(
+        spec, IngestValues.typed(spec, value, unit, u != null), quality, topic, at, deviceTime);
   }
 
   private Decoded accept(
       PointSpec spec,
-      Typed typed,
+      IngestValues.Typed typed,
       Quality quality,
       String topic,
       Instant at,
       Optional<Instant> deviceTime) {
-    if (typed.rejection != null) {
-      return new Decoded(List.of(), List.of(withTopic(typed.rejection, topic, spec)));
+    if (typed.rejection() != null) {
+      return new Decoded(List.of(), List.of(withTopic(typed.rejection(), topic, spec)));
     }
     return new Decoded(
-        List.of(new Sample(spec.id(), typed.value, quality, at)), List.of(), deviceTime);
-  }
-
-  /** A value checked against its point's type, or the reason it does not fit. */
-  private record Typed(Value value, Rejection rejection) {
-    static Typed no(RejectReason reason, String message) {
-      return new Typed(null, new Rejection(reason, "", Optional.empty(), message));
-    }
-  }
-
-  private static Typed typed(PointSpec spec, Object raw, MeasureUnit unit, boolean unitGiven) {
-    PointType type = spec.type();
-    if (type instanceof PointType.Bool) {
-      if (unitGiven) {
-        return Typed.no(RejectReason.WRONG_UNIT, spec.id() + " is bool and has no unit");
-      }
-      return raw instanceof Boolean b
-          ? new Typed(Value.of(b), null)
-          : Typed.no(RejectReason.WRONG_TYPE, spec.id() + " is bool, found " + describe(raw));
-    }
-    if (type instanceof PointType.Number n) {
-      if (!(raw instanceof Number number)) {
-        return Typed.no(RejectReason.WRONG_TYPE, spec.id() + " is number, found " + describe(raw));
-      }
-      double d = number.doubleValue();
-      if (!type.accepts(Value.of(d))) {
-        return Typed.no(RejectReason.NOT_FINITE, spec.id() + ": not a finite number");
-      }
-      if (unitGiven && !unit.equals(n.unit())) {
-        if (!unit.isCompatible(n.unit())) {
-          return Typed.no(
-              RejectReason.WRONG_UNIT,
-              spec.id() + " is in " + n.unit().describe() + ", not " + unit.describe());
-        }
-        d = unit.converterTo(n.unit()).applyAsDouble(d);
-        if (!Double.isFinite(d)) {
-          // 1e304 bar is finite, in Pa it is not: refused here, never handed to the pass.
-          return Typed.no(
-              RejectReason.NOT_FINITE,
-              spec.id()
-                  + ": "
-                  + clip(String.valueOf(number))
-                  + " "
-                  + unit.describe()
-                  + " is not a finite number in "
-                  + n.unit().describe());
-        }
-      }
-      return new Typed(Value.of(d), null);
-    }
-    if (unitGiven) {
-      return Typed.no(RejectReason.WRONG_UNIT, spec.id() + " is " + type.name() + ", no unit");
-    }
-    if (!(raw instanceof String s)) {
-      return Typed.no(
-          RejectReason.WRONG_TYPE, spec.id() + " is " + type.name() + ", found " + describe(raw));
-    }
-    if (type instanceof PointType.Enum e && !type.accepts(Value.of(s))) {
-      return Typed.no(
-          RejectReason.NOT_IN_ENUM, spec.id() + ": '" + clip(s) + "' is not one of " + e.values());
-    }
-    return new Typed(Value.of(s), null);
-  }
-
-  /** A value spelled the device's way, through the point's value map (docs/devices.md). */
-  private static Typed mapped(PointSpec spec, ValueMap map, Object raw) {
-    if (raw instanceof JsonObject || raw instanceof JsonArray) {
-      return Typed.no(RejectReason.WRONG_TYPE, spec.id() + ": found " + describe(raw));
-    }
-    String spelled = ValueMap.spellingOf(raw);
-    return map.toPoint(spelled)
-        .map(v -> new Typed(v, null))
-        .orElseGet(
-            () ->
-                Typed.no(
-                    RejectReason.WRONG_TYPE,
-                    spec.id()
-                        + ": '"
-                        + clip(spelled)
-                        + "' is not in its value map ("
-                        + clip(map.spellings(), 80)
-                        + ")"));
+        List.of(new Sample(spec.id(), typed.value(), quality, at)), List.of(), deviceTime);
   }
 
   /** A payload that is not JSON, taken as text by a json_path $ mapping. */
@@ -441,27 +364,5 @@ public final class IngestDecoder {
         List.of(),
         List.of(
             new Rejection(reason, topic, Optional.ofNullable(spec).map(PointSpec::id), message)));
-  }
-
-  private static String describe(Object raw) {
-    if (raw instanceof String s) {
-      return "the string \"" + clip(s) + "\"";
-    }
-    if (raw instanceof JsonObject) {
-      return "an object";
-    }
-    if (raw instanceof JsonArray) {
-      return "an array";
-    }
-    return raw == null ? "null" : clip(raw.toString());
-  }
-
-  /** Hostile input is quoted in events, never at length nor with control characters. */
-  private static String clip(String s) {
-    return clip(s, 40);
-  }
-
-  private static String clip(String s, int max) {
-    return Door.printable(s, max);
   }
 }

@@ -4,6 +4,7 @@ import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttClientBuilder;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.datatypes.MqttTopic;
 import com.hivemq.client.mqtt.lifecycle.MqttClientConnectedContext;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
@@ -11,6 +12,7 @@ import com.hivemq.client.mqtt.mqtt3.lifecycle.Mqtt3ClientConnectedContext;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5ClientBuilder;
 import com.hivemq.client.mqtt.mqtt5.lifecycle.Mqtt5ClientConnectedContext;
+import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -36,7 +38,12 @@ final class MqttClients {
   }
 
   /** What a session's client reports: each connect (session present?), each loss, each message. */
-  record Hooks(Consumer<Boolean> connected, Consumer<Throwable> disconnected, Received received) {}
+  record Hooks(Consumer<Boolean> connected, Consumer<Throwable> disconnected, Received received) {
+    /** A message as either version's client delivers it. */
+    void message(MqttTopic topic, byte[] payload, boolean retain, Runnable acknowledge) {
+      received.message(topic.toString(), payload, retain, acknowledge);
+    }
+  }
 
   /**
    * The gateway's session over MQTT 3.1.1 ({@link MqttConnection}): automatic reconnection with
@@ -59,11 +66,7 @@ final class MqttClients {
     // pass is durable in the journal), so a crash before that has the broker deliver it again.
     client.publishes(
         MqttGlobalPublishFilter.ALL,
-        p ->
-            hooks
-                .received()
-                .message(
-                    p.getTopic().toString(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
+        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
         true);
     return client;
   }
@@ -71,24 +74,22 @@ final class MqttClients {
   /** The same session over MQTT 5 (the Receive Maximum is the connect's, in MqttConnection). */
   static Mqtt5AsyncClient session5(
       MqttConnection.Settings settings, String statusTopic, byte[] offlineStatus, Hooks hooks) {
-    Mqtt5AsyncClient client =
-        withCredentials(session(settings, hooks).useMqttVersion5(), settings.url())
-            .willPublish()
+    Mqtt5Publish will =
+        Mqtt5Publish.builder()
             .topic(statusTopic)
             .payload(offlineStatus)
             .qos(MqttQos.AT_LEAST_ONCE)
             .retain(true)
-            .applyWillPublish()
+            .build();
+    Mqtt5AsyncClient client5 =
+        withCredentials(session(settings, hooks).useMqttVersion5(), settings.url())
+            .willPublish(will)
             .buildAsync();
-    client.publishes(
+    client5.publishes(
         MqttGlobalPublishFilter.ALL,
-        p ->
-            hooks
-                .received()
-                .message(
-                    p.getTopic().toString(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
+        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
         true);
-    return client;
+    return client5;
   }
 
   /** What a gateway session is whatever its version: reconnection with backoff, the hooks. */

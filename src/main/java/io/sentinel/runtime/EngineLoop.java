@@ -16,7 +16,6 @@ import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,7 +23,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -55,9 +53,6 @@ public final class EngineLoop {
   public record Arrival(boolean backlog, Optional<Instant> waitingSince) {
     public static final Arrival NOW = new Arrival(false, Optional.empty());
   }
-
-  /** The acknowledgements of the messages a pass took, released once the pass is durable. */
-  private record PendingAcks(long seq, List<Runnable> acks) {}
 
   /** Where a pass's outputs go (publication, logs, metrics); called on the engine's context. */
   public interface Outputs {
@@ -134,10 +129,7 @@ public final class EngineLoop {
   private final Outputs outputs;
   private final PassLog passLog;
   private final ConcurrentLinkedQueue<Inbound> inbox = new ConcurrentLinkedQueue<>();
-  private final ArrayDeque<PendingAcks> pendingAcks = new ArrayDeque<>();
-  private final AtomicLong unacknowledged = new AtomicLong();
-  private volatile long acknowledgedThrough = -1;
-  private final AtomicBoolean releaseScheduled = new AtomicBoolean();
+  private final DurableAcks acks;
   private final AtomicBoolean wakeScheduled = new AtomicBoolean();
   private long timer = -1;
   private Instant timerDue;
@@ -161,7 +153,8 @@ public final class EngineLoop {
     this.lag = new IngestLag(lagThreshold);
     this.outputs = outputs;
     this.passLog = passLog;
-    passLog.onDurable(this::durableMoved);
+    this.acks = new DurableAcks(context, passLog, clock);
+    passLog.onDurable(acks::durableMoved);
   }
 
   /**
@@ -281,7 +274,7 @@ public final class EngineLoop {
       ack.run();
       return;
     }
-    unacknowledged.incrementAndGet();
+    acks.taken();
     for (int i = 0; i < samples.size(); i++) {
       inbox.add(
           new Inbound(
@@ -316,12 +309,12 @@ public final class EngineLoop {
 
   /** Messages taken (or waiting to be) whose acknowledgement waits for the log's durable mark. */
   public long unacknowledged() {
-    return unacknowledged.get();
+    return acks.unacknowledged();
   }
 
   /** The sequence number of the last pass whose messages were acknowledged as durable, or -1. */
   public long acknowledgedThrough() {
-    return acknowledgedThrough;
+    return acks.acknowledgedThrough();
   }
 
   /**
@@ -332,7 +325,7 @@ public final class EngineLoop {
     CompletableFuture<Void> done = new CompletableFuture<>();
     context.runOnContext(
         v -> {
-          releaseDurable();
+          acks.releaseDurable();
           done.complete(null);
         });
     return done;
@@ -530,13 +523,13 @@ public final class EngineLoop {
     Instant now = now();
     List<Sample> batch = new ArrayList<>();
     List<Observation> observations = new ArrayList<>();
-    List<Runnable> acks = new ArrayList<>();
+    List<Runnable> messageAcks = new ArrayList<>();
     lag.begin();
     Instant engineClock = composition.engine().clock();
     for (Inbound in; (in = inbox.poll()) != null; ) {
       Observation o = in.observation();
       if (in.ack() != null) {
-        acks.add(in.ack());
+        messageAcks.add(in.ack());
       }
       lag.took(o, in.arrival());
       Instant received = o.receivedAt();
@@ -582,61 +575,8 @@ public final class EngineLoop {
       fatal.accept(e);
       throw e;
     }
-    awaitDurable(seq[0], acks);
+    acks.awaitDurable(seq[0], messageAcks);
     rearm();
-  }
-
-  /**
-   * A pass the log kept is acknowledged once the log's durable mark has passed it (checked now and
-   * each time the log says the mark moved); one it did not keep (no log, refused, failed: each said
-   * where it happened) at once, because the MQTT client sends acknowledgements in order and one
-   * held forever would hold back every later one.
-   */
-  private void awaitDurable(long seq, List<Runnable> acks) {
-    if (!acks.isEmpty()) {
-      if (seq < 0) {
-        acks.forEach(this::acknowledge);
-      } else {
-        pendingAcks.addLast(new PendingAcks(seq, acks));
-      }
-    }
-    releaseDurable();
-  }
-
-  /** The log's durable mark moved (any thread): release what waits, on the engine's context. */
-  private void durableMoved() {
-    if (releaseScheduled.compareAndSet(false, true)) {
-      context.runOnContext(
-          v -> {
-            releaseScheduled.set(false);
-            releaseDurable();
-          });
-    }
-  }
-
-  private void releaseDurable() {
-    if (pendingAcks.isEmpty()) {
-      return;
-    }
-    long durable = passLog.durableSeq();
-    long before = acknowledgedThrough;
-    while (!pendingAcks.isEmpty() && pendingAcks.peekFirst().seq() <= durable) {
-      PendingAcks p = pendingAcks.removeFirst();
-      p.acks().forEach(this::acknowledge);
-      acknowledgedThrough = p.seq();
-    }
-    if (acknowledgedThrough != before) {
-      passLog.acknowledged(acknowledgedThrough, clock.instant());
-    }
-  }
-
-  private void acknowledge(Runnable ack) {
-    unacknowledged.decrementAndGet();
-    try {
-      ack.run();
-    } catch (RuntimeException e) {
-      LOG.warnf("SEN-023 an MQTT message could not be acknowledged: %s", e.getMessage());
-    }
   }
 
   /** The log must not cost a pass its commands: a failure to hand it over is said, not thrown. */

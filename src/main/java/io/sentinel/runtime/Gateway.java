@@ -22,14 +22,12 @@ import io.sentinel.site.revision.RevisionKeys;
 import io.sentinel.store.Journal;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Store;
-import io.sentinel.store.StoreConfig;
 import io.sentinel.wire.Payloads;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,11 +58,11 @@ public class Gateway {
   @Inject SentinelConfig config;
   @Inject PassTap passTap;
 
-  private final InstantSource clock = InstantSource.system();
+  final InstantSource clock = InstantSource.system();
   private volatile io.sentinel.gpio.HeartbeatPin heartbeat;
   private volatile CoreRole role;
-  private CoreStatus coreStatus;
-  private volatile long epoch;
+  CoreStatus coreStatus;
+  volatile long epoch;
   private Site site;
   private Topics topics;
   private Instant started;
@@ -72,8 +70,8 @@ public class Gateway {
   private MqttConnection mqtt;
   private MqttDriver driver;
   private Driver commandDriver;
-  private volatile GatewayGpio gpio;
-  private volatile Store store;
+  volatile GatewayGpio gpio;
+  volatile Store store;
 
   /** What the broker may deliver again after a crash, matched before it is taken (docs/live.md). */
   private volatile Redelivery redelivery = Redelivery.NONE;
@@ -93,7 +91,7 @@ public class Gateway {
   void onStart(@Observes StartupEvent event) {
     try {
       if (config.standby().enabled()) {
-        role = contend();
+        role = GatewayStandby.contend(this);
         return;
       }
       start();
@@ -113,168 +111,6 @@ public class Gateway {
       role = null;
       coreStatus.close();
     }
-  }
-
-  /**
-   * With a standby configured: the core starts only once it holds the site's core lock, and stops
-   * (outputs safe) when it loses it (docs/standby.md). Needs the shared database the lock lives in.
-   */
-  private CoreRole contend() {
-    Site checked = GatewaySite.load(config.siteDir()).site().orElseThrow();
-    String name = config.site().filter(s -> !s.isBlank()).orElse(checked.name());
-    io.sentinel.store.DbUrl db =
-        StoreConfig.from(config)
-            .url()
-            .map(io.sentinel.store.DbUrl::parse)
-            .orElseThrow(
-                () ->
-                    new IllegalStateException(
-                        "SEN-STB-007 sentinel.standby.enabled needs the site's shared database:"
-                            + " set sentinel.db.url / SENTINEL_DB_URL (the embedded PostgreSQL is"
-                            + " this machine's alone)"));
-    io.sentinel.store.Migrations.migrate(db); // the epoch table, before the first contention
-    Optional<SystemdNotify> watchdog =
-        SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
-    long[] lastBeat = {0};
-    String holder = coreClientId(name);
-    URI broker =
-        URI.create(
-            config
-                .mqtt()
-                .url()
-                .filter(u -> !u.isBlank())
-                .map(String::trim)
-                .orElse(
-                    "tcp://" + config.mqtt().embeddedHost() + ":" + config.mqtt().embeddedPort()));
-    CoreStatus status =
-        new CoreStatus(broker, holder, "sentinel/" + name + "/cores/" + holder, clock.instant());
-    status.start();
-    coreStatus = status;
-    CoreRole r =
-        new CoreRole(
-            db,
-            name,
-            holder,
-            new CoreRole.Settings(
-                config.standby().pollEvery(),
-                config.standby().checkEvery(),
-                config.standby().takeoverGrace(),
-                config.standby().lockTimeout()),
-            new CoreRole.Core() {
-              @Override
-              public void activate(long tenure) {
-                synchronized (Gateway.this) {
-                  epoch = tenure;
-                  status.set("active", tenure);
-                  clearSession(broker, holder);
-                  start();
-                }
-              }
-
-              @Override
-              public void lost(String why) {
-                GatewayGpio g = gpio;
-                if (g != null) {
-                  g.engineLost(why); // at once, before the orderly stop below
-                }
-                // Fenced already: the retained role says so before the stop, which takes seconds,
-                // so that it never shows two cores active.
-                status.set("standby", 0);
-                Store st = store;
-                if (st != null) {
-                  // The log is the next holder's to write once its grace has passed: this one
-                  // feeds what it can until half that time (the loss is seen within check-every).
-                  st.journal().stopFeeding(config.standby().takeoverGrace().dividedBy(2));
-                }
-                stopCore();
-              }
-
-              @Override
-              public void standingBy() {
-                // A standby is up and well while it contends: READY=1 once, then the watchdog.
-                long now = System.nanoTime();
-                watchdog.ifPresent(
-                    n -> {
-                      long every = n.beatEvery().orElse(Duration.ofSeconds(10)).toNanos();
-                      if (lastBeat[0] == 0 || now - lastBeat[0] >= every) {
-                        lastBeat[0] = now;
-                        n.beat("standby for site " + name);
-                      }
-                    });
-              }
-            });
-    r.start();
-    return r;
-  }
-
-  /**
-   * Ends the core's persistent MQTT session before a tenure: what the broker queued on it while
-   * this gateway stood by (up to its queue limit) is the other core's history, already decided, and
-   * draining it first would delay this core's first commands by seconds (docs/standby.md).
-   */
-  private static void clearSession(URI broker, String clientId) {
-    var client = MqttConnection.builder(broker, clientId).buildAsync();
-    try {
-      client.connectWith().cleanSession(true).send().get(5, TimeUnit.SECONDS);
-      client.disconnect().get(2, TimeUnit.SECONDS);
-      LOG.infof(
-          "SEN-187 MQTT session of %s cleared at the takeover: what the broker queued while it"
-              + " stood by was the other core's",
-          clientId);
-    } catch (Exception e) {
-      LOG.warnf(
-          "SEN-188 MQTT session of %s not cleared at the takeover (%s): its backlog is drained"
-              + " first",
-          clientId, e.getMessage());
-    }
-  }
-
-  /** The MQTT client id: configured, else one per site, and with a standby one per machine. */
-  private String coreClientId(String site) {
-    String host =
-        Optional.ofNullable(System.getenv("HOSTNAME"))
-            .filter(h -> !h.isBlank())
-            .orElseGet(
-                () -> {
-                  try {
-                    return java.net.InetAddress.getLocalHost().getHostName();
-                  } catch (IOException e) {
-                    return Long.toString(ProcessHandle.current().pid());
-                  }
-                });
-    return clientIdOf(config.mqtt().clientId(), site, config.standby().enabled(), host);
-  }
-
-  /**
-   * The configured client id, else {@code sentinel-<site>}, and with a standby {@code
-   * sentinel-<site>-<host>}: two cores of one site on two machines never take each other's session.
-   */
-  static String clientIdOf(Optional<String> configured, String site, boolean standby, String host) {
-    return configured
-        .filter(c -> !c.isBlank())
-        .orElse("sentinel-" + site + (standby ? "-" + host : ""));
-  }
-
-  /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
-  private io.sentinel.gpio.HeartbeatPin openHeartbeat() {
-    Optional<Integer> heartbeatPin = config.heartbeat().pin();
-    if (heartbeatPin.isEmpty()) {
-      return null;
-    }
-    io.sentinel.gpio.GpioPlatform.Choice platform =
-        io.sentinel.gpio.GpioPlatform.choose(config.gpio().platform(), Path.of("/dev"))
-            .orElseThrow(
-                () ->
-                    new IllegalStateException(
-                        "SEN-GPIO-015 sentinel.heartbeat.pin is "
-                            + heartbeatPin.get()
-                            + " but sentinel.gpio.platform is off: no pin to toggle"));
-    io.sentinel.gpio.HeartbeatPin h =
-        io.sentinel.gpio.HeartbeatPin.open(platform.platform(), heartbeatPin.get());
-    LOG.infof(
-        "SEN-GPIO-013 heartbeat on pin %d (%s): toggled every %d ms while the engine turns over",
-        h.pin(), platform.platform().wireName(), config.heartbeat().every().toMillis());
-    return h;
   }
 
   /** The heartbeat output of this start, for tests (its mock pin). */
@@ -299,7 +135,7 @@ public class Gateway {
     return epoch;
   }
 
-  private void start() {
+  void start() {
     started = clock.instant();
     Site.Loaded loaded = GatewaySite.load(config.siteDir());
     site = loaded.site().orElseThrow();
@@ -362,7 +198,7 @@ public class Gateway {
                     .map(Path::of)
                     .orElseGet(() -> config.home().resolve("audit-anchor.key"))));
     loop.start();
-    heartbeat = openHeartbeat();
+    heartbeat = GatewayGpio.openHeartbeat(config);
     if (heartbeat != null) {
       loop.heartbeat(Optional.of(config.heartbeat().every()), heartbeat::toggle);
     }
@@ -454,7 +290,7 @@ public class Gateway {
       inbound = homeAssistant.routing(inbound);
     }
     return new MqttConnection(
-        broker.settings(config.mqtt(), coreClientId(topics.site())),
+        broker.settings(config.mqtt(), GatewayBroker.coreClientId(config, topics.site())),
         topics.status(),
         () -> Payloads.status("online", Optional.of(activeRevision()), started),
         Payloads.status("offline", Optional.empty(), started),
@@ -480,7 +316,9 @@ public class Gateway {
             }
           }
         },
-        topics.root() + "ingest/marker/" + coreClientId(topics.site()).replaceAll("[+#/]", "_"));
+        topics.root()
+            + "ingest/marker/"
+            + GatewayBroker.coreClientId(config, topics.site()).replaceAll("[+#/]", "_"));
   }
 
   /** Every GPIO output in its safe state before the engine's first pass (docs/gpio.md). */
@@ -514,7 +352,7 @@ public class Gateway {
     String commandIds =
         (role == null ? "" : "e" + epoch + ".") + Long.toString(started.toEpochMilli(), 36);
     if (role != null) {
-      recorder.tenure(coreClientId(topics.site()), epoch, commandIds);
+      recorder.tenure(GatewayBroker.coreClientId(config, topics.site()), epoch, commandIds);
     }
     CommandPlane plane =
         new CommandPlane(
@@ -543,7 +381,18 @@ public class Gateway {
                 mqtt,
                 vertx,
                 new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop)),
-            new JournalPassLog(recorder, store.journal(), started(active.revision())));
+            new JournalPassLog(
+                recorder,
+                store.journal(),
+                JournalPassLog.started(
+                    active.revision(),
+                    started,
+                    role == null
+                        ? ""
+                        : "; active core "
+                            + GatewayBroker.coreClientId(config, topics.site())
+                            + ", epoch "
+                            + epoch)));
     loop.onFatal(this::engineLost);
     loop.onRefused(
         (sample, why) -> {
@@ -553,28 +402,6 @@ public class Gateway {
                   + " sentinel_ingest_rejected_total): %s",
               io.sentinel.door.Door.printable(why, 300));
         });
-  }
-
-  /**
-   * The start as the log keeps it, at the instant of the engine's first pass: replay reproduces
-   * each start as a cold start of this revision (docs/replay.md).
-   */
-  private java.util.function.Function<Instant, io.sentinel.engine.ControlEvent> started(
-      long revision) {
-    Instant engineStart = started;
-    String tenure =
-        role == null ? "" : "; active core " + coreClientId(topics.site()) + ", epoch " + epoch;
-    return firstPass ->
-        new io.sentinel.engine.ControlEvent(
-            io.sentinel.store.Timelines.STARTED,
-            "core",
-            "revision "
-                + revision
-                + ": cold start at "
-                + engineStart
-                + ", every rule in warmup, fail-safe interlocks asserted"
-                + tenure,
-            firstPass);
   }
 
   private EngineLimits limits() {
@@ -594,7 +421,7 @@ public class Gateway {
   }
 
   /** Everything of this start stopped, outputs in their safe states; the core role stays. */
-  private synchronized void stopCore() {
+  synchronized void stopCore() {
     running = false;
     notifier = Optional.empty();
     if (rulesetTopic != null) {

@@ -4,6 +4,7 @@ import io.sentinel.config.SentinelConfig;
 import io.sentinel.mqtt.EmbeddedBroker;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
+import java.io.IOException;
 import java.net.URI;
 import java.util.Optional;
 import org.jboss.logging.Logger;
@@ -65,5 +66,31 @@ final class GatewayBroker implements AutoCloseable {
   @Override
   public void close() {
     embedded.ifPresent(EmbeddedBroker::close);
+  }
+
+  /** The MQTT client id: configured, else one per site, and with a standby one per machine. */
+  static String coreClientId(SentinelConfig config, String site) {
+    String host =
+        Optional.ofNullable(System.getenv("HOSTNAME"))
+            .filter(h -> !h.isBlank())
+            .orElseGet(
+                () -> {
+                  try {
+                    return java.net.InetAddress.getLocalHost().getHostName();
+                  } catch (IOException e) {
+                    return Long.toString(ProcessHandle.current().pid());
+                  }
+                });
+    return clientIdOf(config.mqtt().clientId(), site, config.standby().enabled(), host);
+  }
+
+  /**
+   * The configured client id, else {@code sentinel-<site>}, and with a standby {@code
+   * sentinel-<site>-<host>}: two cores of one site on two machines never take each other's session.
+   */
+  static String clientIdOf(Optional<String> configured, String site, boolean standby, String host) {
+    return configured
+        .filter(c -> !c.isBlank())
+        .orElse("sentinel-" + site + (standby ? "-" + host : ""));
   }
 }

@@ -2,6 +2,7 @@ package io.sentinel.runtime;
 
 import io.sentinel.command.Driver;
 import io.sentinel.command.PlaneOutput;
+import io.sentinel.config.SentinelConfig;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.gpio.GpioAdapter;
 import io.sentinel.gpio.GpioPlatform;
@@ -146,5 +147,27 @@ final class GatewayGpio {
 
   GpioAdapter adapter() {
     return adapter;
+  }
+
+  /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
+  static io.sentinel.gpio.HeartbeatPin openHeartbeat(SentinelConfig config) {
+    Optional<Integer> heartbeatPin = config.heartbeat().pin();
+    if (heartbeatPin.isEmpty()) {
+      return null;
+    }
+    io.sentinel.gpio.GpioPlatform.Choice platform =
+        io.sentinel.gpio.GpioPlatform.choose(config.gpio().platform(), Path.of("/dev"))
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "SEN-GPIO-015 sentinel.heartbeat.pin is "
+                            + heartbeatPin.get()
+                            + " but sentinel.gpio.platform is off: no pin to toggle"));
+    io.sentinel.gpio.HeartbeatPin h =
+        io.sentinel.gpio.HeartbeatPin.open(platform.platform(), heartbeatPin.get());
+    LOG.infof(
+        "SEN-GPIO-013 heartbeat on pin %d (%s): toggled every %d ms while the engine turns over",
+        h.pin(), platform.platform().wireName(), config.heartbeat().every().toMillis());
+    return h;
   }
 }

@@ -54,4 +54,24 @@ final class JournalPassLog implements EngineLoop.PassLog {
   public void events(List<ControlEvent> events) {
     events.forEach(journal::offerEvent);
   }
+
+  /**
+   * The start as the log keeps it, at the instant of the engine's first pass: replay reproduces
+   * each start as a cold start of this revision (docs/replay.md). {@code tenure}: with a standby,
+   * which core and epoch started ("; active core …, epoch N"), else empty.
+   */
+  static java.util.function.Function<Instant, io.sentinel.engine.ControlEvent> started(
+      long revision, Instant engineStart, String tenure) {
+    return firstPass ->
+        new io.sentinel.engine.ControlEvent(
+            io.sentinel.store.Timelines.STARTED,
+            "core",
+            "revision "
+                + revision
+                + ": cold start at "
+                + engineStart
+                + ", every rule in warmup, fail-safe interlocks asserted"
+                + tenure,
+            firstPass);
+  }
 }

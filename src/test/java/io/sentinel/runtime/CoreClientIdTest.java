@@ -9,14 +9,14 @@ import org.junit.jupiter.api.Test;
 class CoreClientIdTest {
   @Test
   void withAStandby_oneIdPerMachine_withoutOne_theSitesId_configuredWins() {
-    String first = Gateway.clientIdOf(Optional.empty(), "plant", true, "edge-1");
-    String second = Gateway.clientIdOf(Optional.empty(), "plant", true, "edge-2");
+    String first = GatewayBroker.clientIdOf(Optional.empty(), "plant", true, "edge-1");
+    String second = GatewayBroker.clientIdOf(Optional.empty(), "plant", true, "edge-2");
     assertThat(first).isEqualTo("sentinel-plant-edge-1").isNotEqualTo(second);
-    assertThat(Gateway.clientIdOf(Optional.empty(), "plant", false, "edge-1"))
+    assertThat(GatewayBroker.clientIdOf(Optional.empty(), "plant", false, "edge-1"))
         .isEqualTo("sentinel-plant");
-    assertThat(Gateway.clientIdOf(Optional.of("core-a"), "plant", true, "edge-1"))
+    assertThat(GatewayBroker.clientIdOf(Optional.of("core-a"), "plant", true, "edge-1"))
         .isEqualTo("core-a");
-    assertThat(Gateway.clientIdOf(Optional.of(" "), "plant", true, "edge-1"))
+    assertThat(GatewayBroker.clientIdOf(Optional.of(" "), "plant", true, "edge-1"))
         .isEqualTo("sentinel-plant-edge-1");
   }
 }
