@@ -90,6 +90,22 @@ final class PackagedGateway implements AutoCloseable {
       Duration budget,
       boolean persistentDevice,
       String... recorded) {
+    this(prefix, points, rules, budget, persistentDevice, List.of(), recorded);
+  }
+
+  /**
+   * As above, with {@code brokerAcl} the lines of the test Mosquitto's {@code acl_file} (empty:
+   * none; the lines before any {@code user} line apply to the anonymous clients all of these are).
+   * Moquette takes no ACL: a test that needs one skips on it.
+   */
+  PackagedGateway(
+      String prefix,
+      String points,
+      Map<String, String> rules,
+      Duration budget,
+      boolean persistentDevice,
+      List<String> brokerAcl,
+      String... recorded) {
     this.site = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     this.deadline = Instant.now().plus(budget);
     this.logPrefix = prefix;
@@ -107,7 +123,7 @@ final class PackagedGateway implements AutoCloseable {
         Boolean.getBoolean("sentinel.it.embedded-broker") ? Optional.empty() : mosquittoOnPath();
     if (mosquittoBinary.isPresent()) {
       embedded = null;
-      mosquitto = startMosquitto(mosquittoBinary.get());
+      mosquitto = startMosquitto(mosquittoBinary.get(), brokerAcl);
       mqtt = "tcp://127.0.0.1:" + mosquittoPort;
     } else {
       embedded = EmbeddedBroker.start("127.0.0.1", 0);
@@ -127,24 +143,26 @@ final class PackagedGateway implements AutoCloseable {
    * defaults (20 and 1,000), drops what it queues past 1,000 while the gateway's acknowledgements
    * lag, which is the broker losing samples, not the gateway (docs/load.md).
    */
-  private Process startMosquitto(Path binary) {
+  private Process startMosquitto(Path binary, List<String> acl) {
     try {
       try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
         mosquittoPort = s.getLocalPort();
       }
-      Path conf =
-          Files.writeString(
-              dir.resolve("mosquitto.conf"),
-              String.join(
-                  "\n",
+      List<String> lines =
+          new ArrayList<>(
+              List.of(
                   "listener " + mosquittoPort + " 127.0.0.1",
                   "allow_anonymous true",
                   "persistence false",
                   "max_inflight_messages 1000",
                   "max_queued_messages 100000",
                   // Started as root, Mosquitto drops to its own user unless told to stay.
-                  "user " + System.getProperty("user.name"),
-                  ""));
+                  "user " + System.getProperty("user.name")));
+      if (!acl.isEmpty()) {
+        lines.add("acl_file " + Files.write(dir.resolve("acl"), acl));
+      }
+      lines.add("");
+      Path conf = Files.writeString(dir.resolve("mosquitto.conf"), String.join("\n", lines));
       Process p =
           new ProcessBuilder(binary.toString(), "-c", conf.toString())
               .redirectErrorStream(true)
@@ -221,16 +239,24 @@ final class PackagedGateway implements AutoCloseable {
   }
 
   /**
-   * The options of a gateway started again on the same state (its home and journal in the test's
-   * folder, quick reconnects), serving HTTP on {@code httpPort} (0: any).
+   * The options a packaged test starts its gateway with: home and journal in the test's folder (a
+   * restart finds what the last run left there), reconnects quick; then {@code more}.
    */
+  List<String> gatewayOptions(String... more) {
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "-Dsentinel.home=" + dir.resolve("home"),
+                "-Dsentinel.journal.dir=" + dir.resolve("spool"),
+                "-Dsentinel.mqtt.reconnect-initial=100ms",
+                "-Dsentinel.mqtt.reconnect-max=1s"));
+    options.addAll(List.of(more));
+    return options;
+  }
+
+  /** {@link #gatewayOptions}, serving HTTP on {@code httpPort} (0: any). */
   List<String> restartable(int httpPort) {
-    return List.of(
-        "-Dquarkus.http.port=" + httpPort,
-        "-Dsentinel.home=" + dir.resolve("home"),
-        "-Dsentinel.journal.dir=" + dir.resolve("spool"),
-        "-Dsentinel.mqtt.reconnect-initial=100ms",
-        "-Dsentinel.mqtt.reconnect-max=1s");
+    return gatewayOptions("-Dquarkus.http.port=" + httpPort);
   }
 
   /** {@code SENTINEL_MQTT_VERSION} for this broker: Moquette is asked for 3.1.1. */

@@ -136,6 +136,43 @@ class DeviceMappingsTest {
     assertThat(problems.get(6).message()).endsWith("no spelling for stuck");
   }
 
+  @Test
+  void timestampMappingErrors_nameFileLineAndCode_aGoodOneLoads() {
+    Loaded loaded =
+        load(
+            """
+            points:
+              a.temp:
+                type: number
+                direction: in
+                source: { mqtt: { topic: z2m/a, json_path: $.temperature,
+                                  timestamp: { format: epoch_ms } } }
+              b.temp:
+                type: number
+                direction: in
+                source: { mqtt: { topic: z2m/b, json_path: $.temperature,
+                                  timestamp: { json_path: $.last_seen, format: local } } }
+              c.temp:
+                type: number
+                direction: in
+                source: { mqtt: { topic: z2m/c, json_path: $.temperature,
+                                  timestamp: { json_path: $.last_seen, format: epoch_ms } } }
+            """);
+    assertThat(loaded.problems)
+        .extracting(p -> p.code() + " " + p.file() + ":" + p.line() + " " + p.message())
+        .containsExactly(
+            "REG-120 points.yaml:6 point a.temp: source.mqtt.timestamp needs a json_path",
+            "REG-120 points.yaml:11 point b.temp: source.mqtt.timestamp format is iso8601,"
+                + " epoch_s or epoch_ms, not local");
+    assertThat(loaded.registry.find("c.temp").orElseThrow().source())
+        .hasValueSatisfying(
+            s ->
+                assertThat(((io.sentinel.point.PointSource.Mqtt) s).timestamp())
+                    .contains(
+                        new io.sentinel.point.PointSource.DeviceTimestamp(
+                            "$.last_seen", io.sentinel.point.PointSource.TimeFormat.EPOCH_MS)));
+  }
+
   private record Loaded(Registry registry, List<Problem> problems) {}
 
   private static Loaded load(String yaml) {
