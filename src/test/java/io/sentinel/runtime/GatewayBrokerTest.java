@@ -83,6 +83,28 @@ class GatewayBrokerTest {
     }
   }
 
+  /**
+   * The site's broker as BrokerTlsTest connects to it: {@code sentinel.mqtt.url} (TLS, with
+   * credentials) and {@code sentinel.mqtt.ca-file} reach the gateway's connection unchanged, and no
+   * embedded broker starts.
+   */
+  @Test
+  void aConfiguredTlsBroker_isConnectedWithItsUrlAndCa_andNothingIsEmbedded() throws Exception {
+    SentinelConfig.Mqtt tls =
+        mqtt(
+            Map.of(
+                "sentinel.mqtt.url", "ssl://gateway:s3cret@broker.site:8883",
+                "sentinel.mqtt.ca-file", "/etc/sentinel/site-ca.pem",
+                "sentinel.mqtt.embedded-port", "0"));
+    try (LogCapture log = LogCapture.gateway();
+        GatewayBroker broker = GatewayBroker.choose(tls, TOPICS)) {
+      var settings = broker.settings(tls, "tls-gateway");
+      assertThat(settings.url()).isEqualTo(URI.create("ssl://gateway:s3cret@broker.site:8883"));
+      assertThat(settings.caFile()).contains(java.nio.file.Path.of("/etc/sentinel/site-ca.pem"));
+      assertThat(log.lines()).noneMatch(l -> l.startsWith("SEN-003"));
+    }
+  }
+
   private static boolean reachable(InetAddress address, int port) throws IOException {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(address, port), 2000);
