@@ -23,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -49,19 +50,7 @@ public final class PromoteCommand implements java.util.concurrent.Callable<Integ
   @Parameters(paramLabel = "N", description = "the shadow revision's number")
   long revision;
 
-  @Option(names = "--broker", required = true, description = "the gateway's MQTT broker")
-  String broker;
-
-  @Option(names = "--site", required = true, description = "the site (topic root sentinel/<site>/)")
-  String site;
-
-  @Option(names = "--key", description = "the author's Ed25519 private key to sign the promotion")
-  Optional<Path> key;
-
-  @Option(
-      names = "--review-key",
-      description = "a review key, where the revision changes an interlock or safety rule")
-  Optional<Path> reviewKey;
+  @Mixin GatewayOptions gateway;
 
   @Option(
       names = "--from",
@@ -69,31 +58,21 @@ public final class PromoteCommand implements java.util.concurrent.Callable<Integ
           "the shadow revision's document as pushed (default: the retained ruleset topic's)")
   Optional<Path> from;
 
-  @Option(names = "--ca-file", description = "for an ssl:// broker: the CA certificate (PEM)")
-  Optional<Path> caFile;
-
-  @Option(
-      names = "--timeout",
-      defaultValue = "30s",
-      description = "how long to wait for the gateway (default: ${DEFAULT-VALUE})")
-  String timeout;
-
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws IOException, InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Optional<Duration> wait = io.sentinel.site.yaml.YamlFile.parseDuration(timeout);
+    Optional<Duration> wait = gateway.wait("sentinel promote", err);
     if (wait.isEmpty()) {
-      err.println("sentinel promote: --timeout " + timeout + " is not a duration (e.g. 30s)");
       return 2;
     }
     if (from.isPresent() && !Files.isRegularFile(from.get())) {
       err.println("sentinel promote: " + from.get() + " is not a file");
       return 2;
     }
-    Topics topics = new Topics(site);
+    Topics topics = new Topics(gateway.site);
     Map<String, byte[]> retained = retained(topics, wait.get(), err);
     if (retained == null) {
       return 2;
@@ -107,7 +86,7 @@ public final class PromoteCommand implements java.util.concurrent.Callable<Integ
           "sentinel promote: no shadow revision "
               + revision
               + " runs on site "
-              + site
+              + gateway.site
               + (summary == null
                   ? " (nothing retained on " + topics.rulesetShadow() + ")"
                   : " ("
@@ -145,7 +124,8 @@ public final class PromoteCommand implements java.util.concurrent.Callable<Integ
       return 1;
     }
     Optional<String> signed =
-        SignCommand.sign(body.get(), key, reviewKey, "sentinel promote " + revision, err);
+        SignCommand.sign(
+            body.get(), gateway.key, gateway.reviewKey, "sentinel promote " + revision, err);
     if (signed.isEmpty()) {
       return 1;
     }
@@ -161,10 +141,7 @@ public final class PromoteCommand implements java.util.concurrent.Callable<Integ
             + ")");
     PushCommand push = new PushCommand();
     push.file = Path.of("shadow revision " + revision);
-    push.broker = broker;
-    push.site = site;
-    push.caFile = caFile;
-    push.timeout = timeout;
+    push.gateway = gateway;
     return push.publishAndWait(
         signed.get().getBytes(StandardCharsets.UTF_8),
         expected,
@@ -177,11 +154,13 @@ public final class PromoteCommand implements java.util.concurrent.Callable<Integ
   /** The retained summary and document, as the broker has them now; null if it cannot be read. */
   private Map<String, byte[]> retained(Topics topics, Duration wait, PrintWriter err)
       throws InterruptedException {
-    URI url = URI.create(broker.contains("://") ? broker : "tcp://" + broker);
+    URI url = gateway.url();
     Map<String, byte[]> got = new ConcurrentHashMap<>();
     Mqtt3AsyncClient client =
         MqttConnection.builder(
-                url, "sentinel-promote-" + UUID.randomUUID().toString().substring(0, 8), caFile)
+                url,
+                "sentinel-promote-" + UUID.randomUUID().toString().substring(0, 8),
+                gateway.caFile)
             .buildAsync();
     client.publishes(
         MqttGlobalPublishFilter.ALL,
@@ -206,12 +185,12 @@ public final class PromoteCommand implements java.util.concurrent.Callable<Integ
       }
       return got;
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      String where = url.getScheme() + "://" + url.getHost() + ":" + url.getPort();
+      String where = GatewayOptions.where(url);
       err.println(
           "sentinel promote: "
               + (e instanceof java.util.concurrent.ExecutionException x
                   ? io.sentinel.mqtt.BrokerTls.describe(x.getCause(), where)
-                  : "no answer from " + where + " within " + timeout));
+                  : "no answer from " + where + " within " + gateway.timeout));
       return null;
     } finally {
       client.disconnect();

@@ -24,8 +24,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -43,43 +43,10 @@ import picocli.CommandLine.Spec;
 public final class PushCommand implements java.util.concurrent.Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** The gateway's limit (RulesetTopic.MAX_BYTES), said here before anything is published. */
-  static final int MAX_BYTES = 1 << 20;
-
   @Parameters(paramLabel = "FILE", description = "a revision document (YAML or JSON)")
   Path file;
 
-  @Option(
-      names = "--broker",
-      required = true,
-      description = "the gateway's MQTT broker, e.g. tcp://gateway.local:1883")
-  String broker;
-
-  @Option(names = "--site", required = true, description = "the site (topic root sentinel/<site>/)")
-  String site;
-
-  @Option(
-      names = "--key",
-      description = "an Ed25519 private key (PKCS#8 PEM, e.g. from sentinel keygen) to sign with")
-  Optional<Path> key;
-
-  @Option(
-      names = "--review-key",
-      description =
-          "a review key's private key, to add the review_signature a change to an interlock or"
-              + " safety rule needs")
-  Optional<Path> reviewKey;
-
-  @Option(
-      names = "--ca-file",
-      description = "for an ssl:// broker: the CA certificate (PEM) its certificate must chain to")
-  Optional<Path> caFile;
-
-  @Option(
-      names = "--timeout",
-      defaultValue = "30s",
-      description = "how long to wait for the gateway's status (default: ${DEFAULT-VALUE})")
-  String timeout;
+  @Mixin GatewayOptions gateway;
 
   @Spec CommandSpec spec;
 
@@ -91,13 +58,13 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       err.println("sentinel push: " + file + " is not a file");
       return 2;
     }
-    Optional<Duration> wait = io.sentinel.site.yaml.YamlFile.parseDuration(timeout);
+    Optional<Duration> wait = gateway.wait("sentinel push", err);
     if (wait.isEmpty()) {
-      err.println("sentinel push: --timeout " + timeout + " is not a duration (e.g. 30s)");
       return 2;
     }
     Optional<String> signed =
-        SignCommand.sign(Site.read(file), key, reviewKey, "sentinel push: " + file, err);
+        SignCommand.sign(
+            Site.read(file), gateway.key, gateway.reviewKey, "sentinel push: " + file, err);
     if (signed.isEmpty()) {
       return 1;
     }
@@ -112,14 +79,14 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       return 1;
     }
     byte[] document = text.getBytes(StandardCharsets.UTF_8);
-    if (document.length > MAX_BYTES) {
+    if (document.length > RevisionDocument.MAX_BYTES) {
       err.println(
           "sentinel push: "
               + file
               + " has "
               + document.length
               + " bytes; a gateway takes at most "
-              + MAX_BYTES);
+              + RevisionDocument.MAX_BYTES);
       return 1;
     }
     String hash = CanonicalBody.sha256(body.get());
@@ -137,12 +104,14 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       PrintWriter err)
       throws InterruptedException {
     Duration wait = Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
-    URI url = URI.create(broker.contains("://") ? broker : "tcp://" + broker);
-    Topics topics = new Topics(site);
+    URI url = gateway.url();
+    Topics topics = new Topics(gateway.site);
     CompletableFuture<JsonNode> status = new CompletableFuture<>();
     Mqtt3AsyncClient client =
         MqttConnection.builder(
-                url, "sentinel-push-" + UUID.randomUUID().toString().substring(0, 8), caFile)
+                url,
+                "sentinel-push-" + UUID.randomUUID().toString().substring(0, 8),
+                gateway.caFile)
             // A connection lost while the status is awaited ends the wait: this subscription is
             // gone with it, and the exchange is started again on a new one (below).
             .addDisconnectedListener(ctx -> status.completeExceptionally(ctx.getCause()))
@@ -194,19 +163,15 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
           "sentinel push: no status for this document on "
               + topics.rulesetStatus()
               + " within "
-              + timeout
+              + gateway.timeout
               + " (is the gateway of site "
-              + site
+              + gateway.site
               + " running and connected to "
-              + url.getScheme()
-              + "://"
-              + url.getHost()
-              + ":"
-              + url.getPort()
+              + GatewayOptions.where(url)
               + "?)");
       return 2;
     } catch (ExecutionException e) {
-      String where = url.getScheme() + "://" + url.getHost() + ":" + url.getPort();
+      String where = GatewayOptions.where(url);
       if (ConnectionLoss.worthRetrying(e.getCause(), lostBefore, deadlineNanos)) {
         // Publishing the same retained document again is safe: the gateway answers a revision
         // already active with its status, and a document it refused with the same refusal.

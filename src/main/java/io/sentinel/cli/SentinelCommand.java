@@ -20,6 +20,7 @@ import picocli.CommandLine.ScopeType;
       PushCommand.class,
       PromoteCommand.class,
       KeygenCommand.class,
-      SignCommand.class
+      SignCommand.class,
+      UnpackPostgresCommand.class
     })
 public final class SentinelCommand {}

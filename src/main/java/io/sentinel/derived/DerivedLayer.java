@@ -4,13 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sentinel.derived.KindState.Out;
 import io.sentinel.derived.KindState.Update;
-import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointState;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Transition;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,25 +25,6 @@ import java.util.Optional;
 public final class DerivedLayer {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Quality from best to worst: a derived point is as good as its worst input. */
-  private static final List<Quality> WORST_LAST =
-      List.of(
-          Quality.LIVE,
-          Quality.STALE,
-          Quality.RESTORED,
-          Quality.UNKNOWN,
-          Quality.UNAVAILABLE,
-          Quality.BAD);
-
-  /** {@link #WORST_LAST}'s positions by ordinal, so that a comparison is an array read. */
-  private static final int[] BADNESS = new int[Quality.values().length];
-
-  static {
-    for (Quality q : Quality.values()) {
-      BADNESS[q.ordinal()] = WORST_LAST.indexOf(q);
-    }
-  }
-
   private final PointTable points;
   private final LagTime lag;
   private final DerivedPoint[] derived;
@@ -58,41 +37,22 @@ public final class DerivedLayer {
   private final KindState[] states;
   private final long[] generation;
   private final long[] seq;
-  private final Instant[] watchDue;
-
-  /** Whether a point has stale_after or unavailable_after (the watchdog ignores the others). */
-  private final boolean[] watched;
 
   /** The due instant of each derived point's pending timer, if any. */
   private final Instant[] scheduledDue;
 
   private final TimerHeap timers = new TimerHeap();
+  private final Watchdog watchdog;
   private final List<Firing> firings = new ArrayList<>();
 
   /** One context per derived point, made once. */
   private final KindState.Context[] contexts;
 
   // Per-step scratch.
-  /**
-   * This step's updates, in the order they were made, each as of input 0 (a point that reads it
-   * through another input gets a copy with its own input index). The updates of one point are a
-   * chain: {@code firstUpdate[p]} and {@code lastUpdate[p]} hold the position + 1 of its first and
-   * last (0: none this step), {@code nextUpdate} the position + 1 of the next one of the same
-   * point. Plain int arrays, so that asking whether a point has updates reads no object of its own.
-   */
-  private final List<Update> stepUpdates = new ArrayList<>();
-
-  private final int[] firstUpdate;
-  private final int[] lastUpdate;
-  private int[] nextUpdate = new int[64];
+  private final StepUpdates stepUpdates;
 
   /** The updates a settle hands its kind. */
   private final List<Update> settleUpdates = new ArrayList<>();
-
-  /** The points with updates this step, {@code touchedCount} of them. */
-  private int[] touchedPoints = new int[64];
-
-  private int touchedCount;
 
   /** The transitions of the step (the engine's form returns this list; it reads it at once). */
   private final List<Transition> stepOut = new ArrayList<>();
@@ -121,6 +81,7 @@ public final class DerivedLayer {
     for (int p = 0; p < points.size(); p++) {
       readerLists.add(new ArrayList<>());
     }
+    watchdog = new Watchdog(points, lag, timers);
     for (int d = 0; d < n; d++) {
       pointOf[d] = requireIndex(derived[d].id());
       inputsOf[d] = derived[d].inputs().stream().mapToInt(this::requireIndex).toArray();
@@ -136,14 +97,7 @@ public final class DerivedLayer {
         readerLists.stream()
             .map(l -> l.stream().mapToInt(Integer::intValue).toArray())
             .toArray(int[][]::new);
-    watchDue = new Instant[points.size()];
-    watched = new boolean[points.size()];
-    for (int p = 0; p < points.size(); p++) {
-      PointSpec spec = points.spec(p);
-      watched[p] = spec.staleAfter().isPresent() || spec.unavailableAfter().isPresent();
-    }
-    firstUpdate = new int[points.size()];
-    lastUpdate = new int[points.size()];
+    stepUpdates = new StepUpdates(points.size());
   }
 
   private int requireIndex(String id) {
@@ -173,7 +127,7 @@ public final class DerivedLayer {
     if (target >= 0) {
       return due.equals(states[target].due);
     }
-    return due.equals(watchDue[-1 - target]);
+    return watchdog.live(due, Watchdog.pointOf(target));
   }
 
   /** The firings since the last call. */
@@ -188,10 +142,7 @@ public final class DerivedLayer {
 
   /** Lag ended: every watched point's due instant moves by the time lag held it back. */
   public void lagEnded(Instant t) {
-    for (int p = 0; p < watchDue.length; p++) {
-      watchDue[p] = null;
-      scheduleWatch(p, t);
-    }
+    watchdog.lagEnded(t);
   }
 
   /**
@@ -232,7 +183,7 @@ public final class DerivedLayer {
       if (readers[p].length > 0) {
         Sample s = samples.get(k);
         PointState now = points.state(p);
-        addUpdate(
+        stepUpdates.add(
             p,
             new Update(
                 0,
@@ -244,8 +195,8 @@ public final class DerivedLayer {
       }
       // A pending watchdog check is earlier than any this sample would set; only a change of
       // quality can make the point age sooner.
-      if (watchDue[p] == null || tr != null && tr.qualityChanged()) {
-        scheduleWatch(p, t);
+      if (!watchdog.pending(p) || tr != null && tr.qualityChanged()) {
+        watchdog.schedule(p, t);
       }
     }
     IntHeap affected = this.affected;
@@ -261,21 +212,22 @@ public final class DerivedLayer {
         scheduledDue[target] = null;
         enqueue(affected, target);
       } else {
-        int p = -1 - target;
-        watchDue[p] = null;
-        age(p, t)
+        int p = Watchdog.pointOf(target);
+        watchdog.fired(p);
+        watchdog
+            .age(p, t)
             .ifPresent(
                 tr -> {
                   emit(out, tr, p);
                   if (readers[p].length > 0) {
-                    addUpdate(p, fromTransition(tr, t, false));
+                    stepUpdates.add(p, fromTransition(tr, t, false));
                   }
                 });
-        scheduleWatch(p, t);
+        watchdog.schedule(p, t);
       }
     }
-    for (int k = 0; k < touchedCount; k++) {
-      for (int d : readers[touchedPoints[k]]) {
+    for (int k = 0; k < stepUpdates.touchedCount(); k++) {
+      for (int d : readers[stepUpdates.touched(k)]) {
         enqueue(affected, d);
       }
     }
@@ -285,17 +237,12 @@ public final class DerivedLayer {
       Transition tr = settle(d, t);
       if (tr != null) {
         emit(out, tr, pointOf[d]);
-        addUpdate(pointOf[d], fromTransition(tr, t, true));
+        stepUpdates.add(pointOf[d], fromTransition(tr, t, true));
         for (int reader : readers[pointOf[d]]) {
           enqueue(affected, reader);
         }
       }
     }
-    for (int k = 0; k < touchedCount; k++) {
-      firstUpdate[touchedPoints[k]] = 0;
-      lastUpdate[touchedPoints[k]] = 0;
-    }
-    touchedCount = 0;
     stepUpdates.clear();
     return out;
   }
@@ -322,25 +269,6 @@ public final class DerivedLayer {
         0, tr.current().value(), tr.current().quality(), tr.valueChanged(), observed, t);
   }
 
-  private void addUpdate(int point, Update u) {
-    stepUpdates.add(u);
-    int pos = stepUpdates.size(); // position + 1
-    if (pos > nextUpdate.length) {
-      nextUpdate = Arrays.copyOf(nextUpdate, pos * 2);
-    }
-    nextUpdate[pos - 1] = 0;
-    if (firstUpdate[point] == 0) {
-      if (touchedCount == touchedPoints.length) {
-        touchedPoints = Arrays.copyOf(touchedPoints, touchedCount * 2);
-      }
-      touchedPoints[touchedCount++] = point;
-      firstUpdate[point] = pos;
-    } else {
-      nextUpdate[lastUpdate[point] - 1] = pos;
-    }
-    lastUpdate[point] = pos;
-  }
-
   private void enqueue(IntHeap affected, int d) {
     if (!queued[d]) {
       queued[d] = true;
@@ -350,18 +278,8 @@ public final class DerivedLayer {
 
   /** The point's kind steps over its inputs' updates; returns the transition it caused, or null. */
   private Transition settle(int d, Instant t) {
-    int[] inputs = inputsOf[d];
     List<Update> updates = settleUpdates;
-    updates.clear();
-    for (int i = 0; i < inputs.length; i++) {
-      for (int pos = firstUpdate[inputs[i]]; pos != 0; pos = nextUpdate[pos - 1]) {
-        Update u = stepUpdates.get(pos - 1);
-        updates.add(
-            i == 0
-                ? u
-                : new Update(i, u.value(), u.quality(), u.valueChanged(), u.observed(), u.at()));
-      }
-    }
+    stepUpdates.gather(inputsOf[d], updates);
     Out result = states[d].step(t, updates, contexts[d]);
     scheduleState(d);
     if (result == null) {
@@ -379,12 +297,10 @@ public final class DerivedLayer {
 
       @Override
       public Quality quality() {
+        // A derived point is as good as its worst input.
         Quality worst = Quality.LIVE;
         for (int input : inputsOf[d]) {
-          Quality q = points.state(input).quality();
-          if (BADNESS[q.ordinal()] > BADNESS[worst.ordinal()]) {
-            worst = q;
-          }
+          worst = Quality.worse(worst, points.state(input).quality());
         }
         return worst;
       }
@@ -410,57 +326,6 @@ public final class DerivedLayer {
       timers.add(due, d);
       scheduledDue[d] = due;
     }
-  }
-
-  /**
-   * Watched points are those with stale_after or unavailable_after. One timer is pending per point:
-   * a later sample leaves an earlier timer in place (it re-checks and moves on), but a change that
-   * makes the point age sooner (stale to live) brings the timer forward.
-   */
-  private void scheduleWatch(int p, Instant t) {
-    if (!watched[p]) {
-      return;
-    }
-    PointSpec spec = points.spec(p);
-    Optional<Instant> last = points.lastSampleAt(p);
-    if (spec.staleAfter().isEmpty() && spec.unavailableAfter().isEmpty() || last.isEmpty()) {
-      return;
-    }
-    Quality q = points.state(p).quality();
-    Optional<Duration> next =
-        q == Quality.LIVE && spec.staleAfter().isPresent()
-            ? spec.staleAfter()
-            : q == Quality.LIVE || q == Quality.STALE ? spec.unavailableAfter() : Optional.empty();
-    next.flatMap(d -> lag.whenElapsed(last.get(), d, t))
-        .filter(due -> watchDue[p] == null || due.isBefore(watchDue[p]))
-        .ifPresent(
-            due -> {
-              watchDue[p] = due;
-              timers.add(due, -1 - p);
-            });
-  }
-
-  /**
-   * The watchdog: a point not sampled for its stale_after (of lag-free time) turns stale, and so
-   * on.
-   */
-  private Optional<Transition> age(int p, Instant t) {
-    PointSpec spec = points.spec(p);
-    Optional<Instant> last = points.lastSampleAt(p);
-    if (last.isEmpty()) {
-      return Optional.empty();
-    }
-    Duration quiet = lag.effective(last.get(), t);
-    Quality q = points.state(p).quality();
-    Quality next = q;
-    if ((q == Quality.LIVE || q == Quality.STALE)
-        && spec.unavailableAfter().filter(d -> quiet.compareTo(d) >= 0).isPresent()) {
-      next = Quality.UNAVAILABLE;
-    } else if (q == Quality.LIVE
-        && spec.staleAfter().filter(d -> quiet.compareTo(d) >= 0).isPresent()) {
-      next = Quality.STALE;
-    }
-    return next == q ? Optional.empty() : points.degrade(p, next, t);
   }
 
   /** Every derived point's state as JSON: hash, generation, firing sequence and kind state. */

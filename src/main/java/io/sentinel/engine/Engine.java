@@ -7,14 +7,11 @@ import io.sentinel.derived.LagTime;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Sample;
-import io.sentinel.point.Transition;
 import io.sentinel.rule.RuleChanges;
 import io.sentinel.rule.RuleSet;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,10 +28,11 @@ import java.util.TreeSet;
  * once. A pass hands the engine whatever arrived up to {@code now}; how samples are grouped into
  * passes never changes a decision, as long as a pass does not split the samples of one instant.
  *
- * <p>This class is the pass and its stepping; its rooms do the rest: {@link Triggers} (which rules
- * a step visits), {@link RulePolicy} (warmup, input loss, suspension, evaluation), {@link
- * ClaimBook} (claim diff, expiry, arbitration), {@link RuleActions}, {@link FlapLimit}, {@link
- * OperatorRequests}, {@link RevisionHandOver} (activation) and {@link RestartState} (restore).
+ * <p>This class is the engine's face and the assembly of its rooms: {@link Stepping} (the pass and
+ * its steps), {@link Triggers} (which rules a step visits), {@link RulePolicy} (warmup, input loss,
+ * suspension, evaluation), {@link ClaimBook} (claim diff, expiry, arbitration), {@link
+ * RuleActions}, {@link FlapLimit}, {@link OperatorRequests}, {@link RevisionHandOver} (activation)
+ * and {@link RestartState} (restore).
  */
 public final class Engine {
   final RuleSet ruleSet;
@@ -58,13 +56,10 @@ public final class Engine {
   final RulePolicy policy;
   final OperatorRequests operator;
 
+  final Stepping stepping = new Stepping(this);
+
   Instant clock;
   boolean activated;
-
-  /** The samples' point positions and the transitions they caused, in the step under way. */
-  private int[] stepIndexes = new int[0];
-
-  private Transition[] stepCaused = new Transition[0];
 
   public Engine(RuleSet ruleSet, Instant start, StartMode mode) {
     this(ruleSet, start, mode, EngineLimits.DEFAULT);
@@ -165,7 +160,7 @@ public final class Engine {
   }
 
   /** {@link #nextDue()} without the {@code Optional}s: null for never. */
-  private Instant nextDueOrNull() {
+  Instant nextDueOrNull() {
     Instant rule = timers.nextDueOrNull();
     Instant memory = derived.nextDueOrNull();
     if (rule != null && memory != null) {
@@ -323,148 +318,6 @@ public final class Engine {
    *     does not count as its point's having been live since start (docs/live.md)
    */
   public PassResult pass(Instant now, List<Sample> samples, boolean ingestLagging) {
-    if (now.isBefore(clock)) {
-      throw new IllegalArgumentException("time runs forward: " + now + " is before " + clock);
-    }
-    if (lagTime.setLagging(ingestLagging)) {
-      policy.rescheduleDeadlines(rules, clock);
-      derived.lagEnded(clock);
-    }
-    points.countLiveSinceStart(!ingestLagging);
-    List<Sample> ordered = inOrder(samples);
-    if (!ordered.isEmpty() && ordered.get(0).at().isBefore(clock)) {
-      throw new IllegalArgumentException(
-          "sample of "
-              + ordered.get(0).pointId()
-              + " at "
-              + ordered.get(0).at()
-              + " lies before "
-              + clock);
-    }
-    if (!ordered.isEmpty() && ordered.get(ordered.size() - 1).at().isAfter(now)) {
-      throw new IllegalArgumentException("a sample lies after now " + now);
-    }
-    int i = 0;
-    while (true) {
-      Instant nextSample = i < ordered.size() ? ordered.get(i).at() : null;
-      Instant nextTimer = nextDueOrNull();
-      if (nextTimer != null && nextTimer.isAfter(now)) {
-        nextTimer = null;
-      }
-      if (nextSample == null && nextTimer == null) {
-        break;
-      }
-      Instant t =
-          nextSample == null
-              ? nextTimer
-              : nextTimer == null || nextSample.isBefore(nextTimer) ? nextSample : nextTimer;
-      int j = i;
-      while (j < ordered.size() && ordered.get(j).at().equals(t)) {
-        j++;
-      }
-      step(t, ordered.subList(i, j));
-      i = j;
-    }
-    if (!activated || operator.pending()) {
-      // Nothing else to step through: an operator's request still takes effect in this pass.
-      step(now, List.of());
-    }
-    advance(now);
-    return out.take();
-  }
-
-  /**
-   * The samples in time order, ties as given: the list itself when it is in order already (as a
-   * gateway hands them over), else a sorted copy (the sort is stable).
-   */
-  private static List<Sample> inOrder(List<Sample> samples) {
-    if (samples instanceof java.util.RandomAccess) {
-      boolean sorted = true;
-      for (int k = 1; k < samples.size() && sorted; k++) {
-        sorted = !samples.get(k).at().isBefore(samples.get(k - 1).at());
-      }
-      if (sorted) {
-        return samples;
-      }
-    }
-    List<Sample> ordered = new ArrayList<>(samples);
-    ordered.sort(Comparator.comparing(Sample::at));
-    return ordered;
-  }
-
-  private void advance(Instant t) {
-    if (t.isAfter(clock)) {
-      lagTime.advance(t);
-      clock = t;
-    }
-  }
-
-  private void step(Instant t, List<Sample> samples) {
-    advance(t);
-    triggers.clear();
-    if (operator.pending()) {
-      operator.apply(t, byId::get, policy);
-    }
-    if (!activated) {
-      activated = true;
-      for (RuleRuntime r : rules) {
-        triggers.touch(r.index, Triggers.ACTIVATION);
-        policy.startInterval(r, t);
-      }
-    }
-    for (Timers.Timer timer; (timer = timers.pollDue(t)) != null; ) {
-      if (timer.ofRule()) {
-        triggers.touch(timer.rule(), Triggers.TIMER);
-      } else if (timer.rule() == Timers.OVERRIDE_END) {
-        operator.end(timer.point(), t, false);
-      } else {
-        flaps.recheck(timer.point(), t);
-      }
-    }
-    if (stepIndexes.length < samples.size()) {
-      stepIndexes = new int[samples.size()];
-      stepCaused = new Transition[samples.size()];
-    }
-    int[] indexes = stepIndexes;
-    Transition[] caused = stepCaused;
-    for (int k = 0; k < samples.size(); k++) {
-      Sample s = samples.get(k);
-      indexes[k] = points.indexOf(s.pointId());
-      if (indexes[k] < 0) {
-        throw new IllegalArgumentException("unknown point " + s.pointId());
-      }
-      boolean wasLive = points.liveSinceStart(indexes[k]);
-      caused[k] = points.applyOrNull(indexes[k], s.value(), s.quality(), s.at());
-      if (caused[k] == null && !wasLive && points.liveSinceStart(indexes[k])) {
-        triggers.touchWarmingUp(indexes[k]);
-      }
-    }
-    // The watchdog and derived points settle before any rule sees the step.
-    List<Transition> settled = derived.step(t, samples, indexes, caused);
-    out.firings.addAll(derived.drainFirings());
-    for (int k = 0; k < samples.size(); k++) {
-      if (caused[k] != null) {
-        out.transitions.add(caused[k]);
-        triggers.touchDependents(indexes[k], caused[k]);
-      }
-    }
-    for (int k = 0; k < settled.size(); k++) {
-      out.transitions.add(settled.get(k));
-      triggers.touchDependents(derived.stepPoint(k), settled.get(k));
-    }
-    visitTouched(t);
-    claims.settle(t);
-  }
-
-  /**
-   * Rules are visited in rule-set order, each once per step, after every input has settled: no rule
-   * sees another rule's claim from the same step.
-   */
-  void visitTouched(Instant t) {
-    int count = triggers.sortTouched();
-    for (int k = 0; k < count; k++) {
-      int idx = triggers.touched(k);
-      policy.visit(rules[idx], t, triggers.takeFlags(idx));
-    }
+    return stepping.pass(now, samples, ingestLagging);
   }
 }

@@ -1,15 +1,6 @@
 package io.sentinel.gpio;
 
-import com.pi4j.Pi4J;
 import com.pi4j.context.Context;
-import com.pi4j.io.gpio.digital.DigitalInput;
-import com.pi4j.io.gpio.digital.DigitalOutput;
-import com.pi4j.io.gpio.digital.DigitalState;
-import com.pi4j.io.gpio.digital.PullResistance;
-import com.pi4j.plugin.gpiod.provider.gpio.digital.GpioDDigitalInputProvider;
-import com.pi4j.plugin.gpiod.provider.gpio.digital.GpioDDigitalOutputProvider;
-import com.pi4j.plugin.mock.provider.gpio.digital.MockDigitalInputProvider;
-import com.pi4j.plugin.mock.provider.gpio.digital.MockDigitalOutputProvider;
 import io.sentinel.command.Command;
 import io.sentinel.command.Driver;
 import io.sentinel.point.PointDriver;
@@ -17,7 +8,6 @@ import io.sentinel.point.PointSource;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.Registry;
 import io.sentinel.point.Sample;
-import io.sentinel.point.Value;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -66,45 +56,14 @@ public final class GpioAdapter implements Driver, AutoCloseable {
     void pulseCut(PulseCut cut);
   }
 
-  /**
-   * An output de-energised by the adapter's own timer at its {@code pulse_max} (not at the end of a
-   * pulse, nor by a command): the last line of defence acted, and the operator should know.
-   *
-   * @param energised how long the pin was energised, from when it was energised to the cut
-   * @param asked how long, from when it was energised, what it was asked would have kept it on (the
-   *     latest pulse's end); empty when it was held on with no end (a claim of {@code true})
-   */
-  public record PulseCut(
-      String pointId,
-      int pin,
-      Duration pulseMax,
-      Duration energised,
-      java.util.Optional<Duration> asked,
-      Instant at) {
-    /** The control event's kind. */
-    public static final String KIND = "pulse-cut";
-
-    public String message() {
-      return pointId
-          + " (pin "
-          + pin
-          + ") de-energised by the GPIO adapter at its pulse_max: pulse_max "
-          + pulseMax.toMillis()
-          + " ms, energised "
-          + energised.toMillis()
-          + " ms, asked "
-          + asked.map(d -> d.toMillis() + " ms").orElse("to stay on");
-    }
-  }
-
   private final GpioPlatform platform;
   private final Supplier<Context> contexts;
   private final Listener listener;
   private final InstantSource clock;
   private final Duration retryEvery;
   private final ScheduledExecutorService thread;
-  private final Map<String, Output> outputs = new LinkedHashMap<>();
-  private final List<Input> inputs = new ArrayList<>();
+  private final Map<String, GpioOutput> outputs = new LinkedHashMap<>();
+  private final List<GpioInput> inputs = new ArrayList<>();
   private Context context;
   private boolean inputsWanted;
   private boolean inputsStarted;
@@ -124,7 +83,7 @@ public final class GpioAdapter implements Driver, AutoCloseable {
       Listener listener,
       InstantSource clock,
       Duration retryEvery) {
-    this(registry, platform, () -> newContext(platform), listener, clock, retryEvery);
+    this(registry, platform, platform::newContext, listener, clock, retryEvery);
   }
 
   /** As above, with the Pi4J context made by {@code contexts} (tests: a platform that fails). */
@@ -140,14 +99,6 @@ public final class GpioAdapter implements Driver, AutoCloseable {
     this.listener = listener;
     this.clock = clock;
     this.retryEvery = retryEvery;
-    for (PointSpec spec : registry.points().values()) {
-      if (spec.driver().orElse(null) instanceof PointDriver.Gpio g) {
-        outputs.put(spec.id(), new Output(spec, g));
-      }
-      if (spec.source().orElse(null) instanceof PointSource.Gpio g) {
-        inputs.add(new Input(spec, g));
-      }
-    }
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -155,6 +106,14 @@ public final class GpioAdapter implements Driver, AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    for (PointSpec spec : registry.points().values()) {
+      if (spec.driver().orElse(null) instanceof PointDriver.Gpio g) {
+        outputs.put(spec.id(), new GpioOutput(spec, g, thread, clock, listener::pulseCut));
+      }
+      if (spec.source().orElse(null) instanceof PointSource.Gpio g) {
+        inputs.add(new GpioInput(spec, g));
+      }
+    }
   }
 
   /** Whether a site has any GPIO point (no point, no adapter). */
@@ -167,22 +126,6 @@ public final class GpioAdapter implements Driver, AutoCloseable {
   /** Whether this point's commands are the adapter's. */
   public static boolean drives(PointSpec spec) {
     return spec.driver().orElse(null) instanceof PointDriver.Gpio;
-  }
-
-  /** The Pi4J context of a platform, its two digital providers added by hand (no ServiceLoader). */
-  static Context newContext(GpioPlatform platform) {
-    var builder = Pi4J.newContextBuilder().noAutoDetect();
-    return switch (platform) {
-      case MOCK ->
-          builder
-              .add(MockDigitalInputProvider.newInstance(), MockDigitalOutputProvider.newInstance())
-              .build();
-      case GPIOD ->
-          builder
-              .add(
-                  GpioDDigitalInputProvider.newInstance(), GpioDDigitalOutputProvider.newInstance())
-              .build();
-    };
   }
 
   public GpioPlatform platform() {
@@ -331,19 +274,8 @@ public final class GpioAdapter implements Driver, AutoCloseable {
     try {
       Context c = contexts.get();
       try {
-        for (Output o : outputs.values()) {
-          DigitalState safe = physical(o, o.safe);
-          o.io =
-              c.create(
-                  DigitalOutput.newConfigBuilder(c)
-                      .id(ioId(o.gpio.pin()))
-                      .name(o.spec.id())
-                      .address(o.gpio.pin())
-                      .initial(safe)
-                      .shutdown(safe)
-                      .build());
-          o.io.state(safe);
-          o.on = o.safe;
+        for (GpioOutput o : outputs.values()) {
+          o.open(c);
         }
       } catch (RuntimeException e) {
         c.shutdown();
@@ -376,18 +308,9 @@ public final class GpioAdapter implements Driver, AutoCloseable {
       return;
     }
     inputsStarted = true;
-    for (Input in : inputs) {
+    for (GpioInput in : inputs) {
       try {
-        in.io =
-            context.create(
-                DigitalInput.newConfigBuilder(context)
-                    .id(ioId(in.gpio.pin()))
-                    .name(in.spec.id())
-                    .address(in.gpio.pin())
-                    .pull(pull(in.gpio.pull()))
-                    .debounce(0L) // the adapter debounces, the same way on every platform
-                    .build());
-        in.io.addListener(event -> thread.execute(() -> edge(in)));
+        in.open(context, thread, () -> edge(in));
         report(in);
       } catch (RuntimeException e) {
         LOG.errorf(
@@ -397,44 +320,26 @@ public final class GpioAdapter implements Driver, AutoCloseable {
     }
   }
 
-  private static PullResistance pull(String pull) {
-    return switch (pull) {
-      case "up" -> PullResistance.PULL_UP;
-      case "down" -> PullResistance.PULL_DOWN;
-      default -> PullResistance.OFF;
-    };
-  }
-
   /** A change on an input: reported once the new level has held for the debounce time. */
-  private void edge(Input in) {
+  private void edge(GpioInput in) {
     if (closed || lost) {
       return;
     }
-    cancel(in.settle);
-    Duration debounce = in.gpio.debounce();
-    if (debounce.isZero()) {
-      report(in);
-    } else {
-      in.settle = thread.schedule(() -> report(in), debounce.toNanos(), TimeUnit.NANOSECONDS);
-    }
+    in.edge(thread, () -> report(in));
   }
 
-  private void report(Input in) {
+  private void report(GpioInput in) {
     if (closed || lost) {
       return;
     }
-    boolean level = in.io.state() == DigitalState.HIGH;
-    boolean value = level != in.gpio.activeLow();
-    if (in.reported != null && in.reported == value) {
-      return; // bounced back to where it was
+    Sample sample = in.read(clock.instant());
+    if (sample != null) {
+      listener.sample(sample, in.source());
     }
-    in.reported = value;
-    listener.sample(
-        Sample.live(in.spec.id(), Value.of(value), clock.instant()), "gpio:" + in.gpio.pin());
   }
 
   private void apply(Command c) {
-    Output o = outputs.get(c.pointId());
+    GpioOutput o = outputs.get(c.pointId());
     if (o == null || !ready) {
       listener.failed(
           c.commandId(),
@@ -442,98 +347,18 @@ public final class GpioAdapter implements Driver, AutoCloseable {
               o == null ? "no gpio output " + c.pointId() : "the GPIO platform is not up"));
       return;
     }
-    boolean on;
-    if (c.value().equals(Value.TRUE)) {
-      on = true;
-    } else if (c.value().equals(Value.FALSE)) {
-      on = false;
-    } else if (!c.value().isPresent()) {
-      on = o.safe; // a release without a release value: the output's safe state
-    } else {
+    Boolean on = o.levelFor(c.value());
+    if (on == null) {
       listener.failed(
           c.commandId(), new IllegalArgumentException("a gpio output is bool, not " + c.value()));
       return;
     }
     try {
-      drive(o, on, c);
+      o.drive(on, c);
       listener.delivered(c.commandId());
     } catch (RuntimeException e) {
       LOG.warnf("SEN-GPIO-007 %s (pin %d) not driven: %s", o.spec.id(), o.gpio.pin(), e);
       listener.failed(c.commandId(), e);
-    }
-  }
-
-  /**
-   * Sets an output; for a point with pulse_max, arms the timer that de-energises it: at the end of
-   * a pulse, or at {@code pulse_max} after it was energised, whichever comes first. A command that
-   * keeps it energised never moves that bound.
-   */
-  private void drive(Output o, boolean on, Command c) {
-    Instant now = clock.instant();
-    if (on && o.spec.pulseMax().isPresent()) {
-      if (!o.on) {
-        o.onSince = now;
-        o.pulseEnd = null;
-        o.askedEnd = null;
-      }
-      Instant cap = o.onSince.plus(o.spec.pulseMax().get());
-      Instant end = cap;
-      if (c.kind() == Command.Kind.PULSE_ON && !c.ramp().isZero() && !c.ramp().isNegative()) {
-        Instant pulseEnd = now.plus(c.ramp());
-        if (o.pulseEnd != null && o.pulseEnd.isAfter(pulseEnd)) {
-          pulseEnd = o.pulseEnd; // a pulse during a pulse: the later end
-        }
-        if (o.askedEnd == null || o.askedEnd.isBefore(pulseEnd)) {
-          o.askedEnd = pulseEnd;
-        }
-        end = pulseEnd.isAfter(cap) ? cap : pulseEnd;
-        o.pulseEnd = end;
-      } else {
-        o.askedEnd = null; // held on, with no end of its own
-      }
-      cancel(o.offTimer);
-      // A cut only when more was asked than pulse_max allows, not a pulse that ends right at it.
-      boolean cut = end.equals(cap) && (o.askedEnd == null || o.askedEnd.isAfter(cap));
-      o.offTimer =
-          thread.schedule(
-              () -> deEnergise(o, cut),
-              Math.max(0, Duration.between(now, end).toNanos()),
-              TimeUnit.NANOSECONDS);
-    } else if (!on) {
-      cancel(o.offTimer);
-      o.pulseEnd = null;
-      o.askedEnd = null;
-    }
-    o.io.state(physical(o, on));
-    o.on = on;
-  }
-
-  private void deEnergise(Output o, boolean atPulseMax) {
-    if (!o.on || o.io == null) {
-      return;
-    }
-    try {
-      o.io.state(physical(o, false));
-      o.on = false;
-      o.pulseEnd = null;
-      if (atPulseMax) {
-        Instant now = clock.instant();
-        PulseCut cut =
-            new PulseCut(
-                o.spec.id(),
-                o.gpio.pin(),
-                o.spec.pulseMax().orElseThrow(),
-                Duration.between(o.onSince, now),
-                java.util.Optional.ofNullable(o.askedEnd)
-                    .map(end -> Duration.between(o.onSince, end)),
-                now);
-        LOG.infof("SEN-GPIO-020 %s", cut.message());
-        listener.pulseCut(cut);
-      }
-      o.askedEnd = null;
-    } catch (RuntimeException e) {
-      LOG.errorf(
-          "SEN-GPIO-021 %s (pin %d) could not be de-energised: %s", o.spec.id(), o.gpio.pin(), e);
     }
   }
 
@@ -556,66 +381,13 @@ public final class GpioAdapter implements Driver, AutoCloseable {
   }
 
   private void allSafe(String why) {
-    for (Output o : outputs.values()) {
-      if (o.io == null) {
-        continue;
-      }
-      cancel(o.offTimer);
-      try {
-        o.io.state(physical(o, o.safe));
-        o.on = o.safe;
-      } catch (RuntimeException e) {
-        LOG.errorf(
-            "SEN-GPIO-011 %s (pin %d) not put in its safe state (%s): %s",
-            o.spec.id(), o.gpio.pin(), why, e);
-      }
+    for (GpioOutput o : outputs.values()) {
+      o.toSafe(why);
     }
-  }
-
-  private static DigitalState physical(Output o, boolean on) {
-    return on != o.gpio.activeLow() ? DigitalState.HIGH : DigitalState.LOW;
   }
 
   private static void cancel(Future<?> f) {
-    if (f != null) {
-      f.cancel(false);
-    }
-  }
-
-  /** An output pin and what the adapter knows of it. */
-  private static final class Output {
-    final PointSpec spec;
-    final PointDriver.Gpio gpio;
-    final boolean safe;
-    DigitalOutput io;
-    boolean on;
-    Instant onSince;
-    Instant pulseEnd;
-
-    /** The latest end a pulse asked for, past pulse_max or not; null when held on with no end. */
-    Instant askedEnd;
-
-    ScheduledFuture<?> offTimer;
-
-    Output(PointSpec spec, PointDriver.Gpio gpio) {
-      this.spec = spec;
-      this.gpio = gpio;
-      this.safe = spec.releaseValue().map(Value.TRUE::equals).orElse(false);
-    }
-  }
-
-  /** An input pin and its last reported value. */
-  private static final class Input {
-    final PointSpec spec;
-    final PointSource.Gpio gpio;
-    DigitalInput io;
-    Boolean reported;
-    ScheduledFuture<?> settle;
-
-    Input(PointSpec spec, PointSource.Gpio gpio) {
-      this.spec = spec;
-      this.gpio = gpio;
-    }
+    GpioOutput.cancel(f);
   }
 
   /** Whether the adapter gave up on its engine (outputs held safe). */

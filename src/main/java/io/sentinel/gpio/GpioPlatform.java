@@ -1,5 +1,11 @@
 package io.sentinel.gpio;
 
+import com.pi4j.Pi4J;
+import com.pi4j.context.Context;
+import com.pi4j.plugin.gpiod.provider.gpio.digital.GpioDDigitalInputProvider;
+import com.pi4j.plugin.gpiod.provider.gpio.digital.GpioDDigitalOutputProvider;
+import com.pi4j.plugin.mock.provider.gpio.digital.MockDigitalInputProvider;
+import com.pi4j.plugin.mock.provider.gpio.digital.MockDigitalOutputProvider;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -19,6 +25,24 @@ public enum GpioPlatform {
 
   public String wireName() {
     return name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The Pi4J context of this platform, its two digital providers added by hand (no ServiceLoader).
+   */
+  public Context newContext() {
+    var builder = Pi4J.newContextBuilder().noAutoDetect();
+    return switch (this) {
+      case MOCK ->
+          builder
+              .add(MockDigitalInputProvider.newInstance(), MockDigitalOutputProvider.newInstance())
+              .build();
+      case GPIOD ->
+          builder
+              .add(
+                  GpioDDigitalInputProvider.newInstance(), GpioDDigitalOutputProvider.newInstance())
+              .build();
+    };
   }
 
   /** The choice and why it was made, for the start-up log. */

@@ -23,7 +23,7 @@ public final class HeartbeatPin implements AutoCloseable {
 
   /** Opens {@code pin} (BCM numbering) as an output, low, on {@code platform}. */
   public static HeartbeatPin open(GpioPlatform platform, int pin) {
-    Context c = GpioAdapter.newContext(platform);
+    Context c = platform.newContext();
     try {
       DigitalOutput out =
           c.create(

@@ -1,12 +1,13 @@
 package io.sentinel.mqtt;
 
 import com.hivemq.client.mqtt.MqttClient;
+import com.hivemq.client.mqtt.MqttClientBuilder;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.lifecycle.MqttClientConnectedContext;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
 import com.hivemq.client.mqtt.mqtt3.lifecycle.Mqtt3ClientConnectedContext;
-import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
 import com.hivemq.client.mqtt.mqtt5.Mqtt5ClientBuilder;
 import com.hivemq.client.mqtt.mqtt5.lifecycle.Mqtt5ClientConnectedContext;
@@ -20,7 +21,10 @@ import java.util.function.Consumer;
 /**
  * HiveMQ client builders for a broker URL: {@code tcp://} (1883 by default), {@code ssl://} or
  * {@code mqtts://} (TLS, 8883), credentials from {@code user:password@}. The gateway and {@code
- * sentinel push} reach a broker the same way.
+ * sentinel push} reach a broker the same way. What does not depend on the MQTT version (address,
+ * TLS, reconnection, the connect and disconnect listeners) is set once on HiveMQ's version-neutral
+ * {@link MqttClient#builder()}, which each version's builder takes over whole; only the
+ * credentials, the will and the message callback are set per version, their types being its own.
  */
 final class MqttClients {
   private MqttClients() {}
@@ -41,33 +45,13 @@ final class MqttClients {
   static Mqtt3AsyncClient session3(
       MqttConnection.Settings settings, String statusTopic, byte[] offlineStatus, Hooks hooks) {
     Mqtt3AsyncClient client =
-        builder3(settings.url(), settings.clientId(), settings.caFile())
-            .automaticReconnect()
-            .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
-            .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
-            .applyAutomaticReconnect()
+        withCredentials(session(settings, hooks).useMqttVersion3(), settings.url())
             .willPublish()
             .topic(statusTopic)
             .payload(offlineStatus)
             .qos(MqttQos.AT_LEAST_ONCE)
             .retain(true)
             .applyWillPublish()
-            .addConnectedListener(
-                ctx ->
-                    hooks
-                        .connected()
-                        .accept(
-                            ((Mqtt3ClientConnectedContext) ctx).getConnAck().isSessionPresent()))
-            .addDisconnectedListener(
-                ctx -> {
-                  // A broker that lost the session (restarted without persistence) gets the
-                  // subscriptions again; unacknowledged publishes fail and the command plane
-                  // re-sends them itself, with their ids, in order.
-                  ctx.getReconnector()
-                      .resubscribeIfSessionExpired(true)
-                      .republishIfSessionExpired(false);
-                  hooks.disconnected().accept(ctx.getCause());
-                })
             .buildAsync();
     // Registered before connecting: what the broker kept for the session arrives right after
     // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
@@ -75,7 +59,7 @@ final class MqttClients {
     // pass is durable in the journal), so a crash before that has the broker deliver it again.
     client.publishes(
         MqttGlobalPublishFilter.ALL,
-        (Mqtt3Publish p) ->
+        p ->
             hooks
                 .received()
                 .message(
@@ -84,36 +68,19 @@ final class MqttClients {
     return client;
   }
 
-  /** The same session over MQTT 5, with the Receive Maximum the settings give. */
+  /** The same session over MQTT 5 (the Receive Maximum is the connect's, in MqttConnection). */
   static Mqtt5AsyncClient session5(
       MqttConnection.Settings settings, String statusTopic, byte[] offlineStatus, Hooks hooks) {
-    Mqtt5AsyncClient c =
-        builder5(settings.url(), settings.clientId(), settings.caFile())
-            .automaticReconnect()
-            .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
-            .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
-            .applyAutomaticReconnect()
+    Mqtt5AsyncClient client =
+        withCredentials(session(settings, hooks).useMqttVersion5(), settings.url())
             .willPublish()
             .topic(statusTopic)
             .payload(offlineStatus)
             .qos(MqttQos.AT_LEAST_ONCE)
             .retain(true)
             .applyWillPublish()
-            .addConnectedListener(
-                ctx ->
-                    hooks
-                        .connected()
-                        .accept(
-                            ((Mqtt5ClientConnectedContext) ctx).getConnAck().isSessionPresent()))
-            .addDisconnectedListener(
-                ctx -> {
-                  ctx.getReconnector()
-                      .resubscribeIfSessionExpired(true)
-                      .republishIfSessionExpired(false);
-                  hooks.disconnected().accept(ctx.getCause());
-                })
             .buildAsync();
-    c.publishes(
+    client.publishes(
         MqttGlobalPublishFilter.ALL,
         p ->
             hooks
@@ -121,7 +88,34 @@ final class MqttClients {
                 .message(
                     p.getTopic().toString(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
         true);
-    return c;
+    return client;
+  }
+
+  /** What a gateway session is whatever its version: reconnection with backoff, the hooks. */
+  private static MqttClientBuilder session(MqttConnection.Settings settings, Hooks hooks) {
+    return address(settings.url(), settings.clientId(), settings.caFile())
+        .automaticReconnect()
+        .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
+        .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
+        .applyAutomaticReconnect()
+        .addConnectedListener(ctx -> hooks.connected().accept(sessionPresent(ctx)))
+        .addDisconnectedListener(
+            ctx -> {
+              // A broker that lost the session (restarted without persistence) gets the
+              // subscriptions again; unacknowledged publishes fail and the command plane
+              // re-sends them itself, with their ids, in order.
+              ctx.getReconnector()
+                  .resubscribeIfSessionExpired(true)
+                  .republishIfSessionExpired(false);
+              hooks.disconnected().accept(ctx.getCause());
+            });
+  }
+
+  /** Whether the broker kept the session, from the CONNACK of the client's own version. */
+  private static boolean sessionPresent(MqttClientConnectedContext ctx) {
+    return ctx instanceof Mqtt5ClientConnectedContext c5
+        ? c5.getConnAck().isSessionPresent()
+        : ((Mqtt3ClientConnectedContext) ctx).getConnAck().isSessionPresent();
   }
 
   private static boolean tls(URI url) {
@@ -132,13 +126,10 @@ final class MqttClients {
     return url.getPort() > 0 ? url.getPort() : tls(url) ? 8883 : 1883;
   }
 
-  static Mqtt3ClientBuilder builder3(URI url, String clientId, Optional<Path> caFile) {
-    Mqtt3ClientBuilder builder =
-        MqttClient.builder()
-            .useMqttVersion3()
-            .identifier(clientId)
-            .serverHost(url.getHost())
-            .serverPort(port(url));
+  /** The broker's address and TLS, for either version. */
+  private static MqttClientBuilder address(URI url, String clientId, Optional<Path> caFile) {
+    MqttClientBuilder builder =
+        MqttClient.builder().identifier(clientId).serverHost(url.getHost()).serverPort(port(url));
     if (tls(url) && caFile.isPresent()) {
       builder =
           builder
@@ -148,38 +139,38 @@ final class MqttClients {
     } else if (tls(url)) {
       builder = builder.sslWithDefaultConfig();
     }
-    if (url.getUserInfo() != null) {
-      String[] user = url.getUserInfo().split(":", 2);
-      builder =
-          builder
-              .simpleAuth()
-              .username(user[0])
-              .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
-              .applySimpleAuth();
-    }
     return builder;
   }
 
-  static Mqtt5ClientBuilder builder5(URI url, String clientId, Optional<Path> caFile) {
-    Mqtt5ClientBuilder b =
-        MqttClient.builder()
-            .useMqttVersion5()
-            .identifier(clientId)
-            .serverHost(url.getHost())
-            .serverPort(port(url));
-    if (tls(url) && caFile.isPresent()) {
-      b = b.sslConfig().trustManagerFactory(BrokerTls.trusting(caFile.get())).applySslConfig();
-    } else if (tls(url)) {
-      b = b.sslWithDefaultConfig();
+  /** The user and password of a URL's {@code user:password@}. */
+  private record Credentials(String user, byte[] password) {}
+
+  private static Optional<Credentials> credentials(URI url) {
+    if (url.getUserInfo() == null) {
+      return Optional.empty();
     }
-    if (url.getUserInfo() != null) {
-      String[] user = url.getUserInfo().split(":", 2);
-      b =
-          b.simpleAuth()
-              .username(user[0])
-              .password((user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8))
-              .applySimpleAuth();
-    }
-    return b;
+    String[] user = url.getUserInfo().split(":", 2);
+    return Optional.of(
+        new Credentials(
+            user[0], (user.length > 1 ? user[1] : "").getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static Mqtt3ClientBuilder withCredentials(Mqtt3ClientBuilder b, URI url) {
+    return credentials(url)
+        .<Mqtt3ClientBuilder>map(
+            u -> b.simpleAuth().username(u.user()).password(u.password()).applySimpleAuth())
+        .orElse(b);
+  }
+
+  private static Mqtt5ClientBuilder withCredentials(Mqtt5ClientBuilder b, URI url) {
+    return credentials(url)
+        .<Mqtt5ClientBuilder>map(
+            u -> b.simpleAuth().username(u.user()).password(u.password()).applySimpleAuth())
+        .orElse(b);
+  }
+
+  /** A plain MQTT 3.1.1 client of the broker (the CLI's and the tests'). */
+  static Mqtt3ClientBuilder builder3(URI url, String clientId, Optional<Path> caFile) {
+    return withCredentials(address(url, clientId, caFile).useMqttVersion3(), url);
   }
 }

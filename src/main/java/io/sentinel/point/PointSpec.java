@@ -33,40 +33,12 @@ public record PointSpec(
   }
 
   public PointSpec withWhere(SourceRef w) {
-    return new PointSpec(
-        id,
-        type,
-        direction,
-        deadband,
-        range,
-        staleAfter,
-        unavailableAfter,
-        releaseValue,
-        source,
-        driver,
-        commandMinInterval,
-        pulseMax,
-        w,
-        valueMap);
+    return with(direction, range, releaseValue, driver, w, valueMap);
   }
 
   /** This entry with its source's value map and its driver (docs/devices.md). */
   public PointSpec withDevice(Optional<ValueMap> map, Optional<PointDriver> d) {
-    return new PointSpec(
-        id,
-        type,
-        direction,
-        deadband,
-        range,
-        staleAfter,
-        unavailableAfter,
-        releaseValue,
-        source,
-        d,
-        commandMinInterval,
-        pulseMax,
-        where,
-        map);
+    return with(direction, range, releaseValue, d, where, map);
   }
 
   /** The unit of a number point, or {@link MeasureUnit#NONE}. */
@@ -103,56 +75,39 @@ public record PointSpec(
   }
 
   public PointSpec withDirection(Direction d) {
+    return with(d, range, releaseValue, driver, where, valueMap);
+  }
+
+  public PointSpec withRange(Range r) {
+    return with(direction, Optional.of(r), releaseValue, driver, where, valueMap);
+  }
+
+  public PointSpec withReleaseValue(Value v) {
+    return with(direction, range, Optional.of(v), driver, where, valueMap);
+  }
+
+  /** This entry with the fields a wither may change; the others as they are. */
+  private PointSpec with(
+      Direction d,
+      Optional<Range> r,
+      Optional<Value> release,
+      Optional<PointDriver> drv,
+      SourceRef w,
+      Optional<ValueMap> map) {
     return new PointSpec(
         id,
         type,
         d,
         deadband,
-        range,
+        r,
         staleAfter,
         unavailableAfter,
-        releaseValue,
+        release,
         source,
-        driver,
+        drv,
         commandMinInterval,
         pulseMax,
-        where,
-        valueMap);
-  }
-
-  public PointSpec withRange(Range r) {
-    return new PointSpec(
-        id,
-        type,
-        direction,
-        deadband,
-        Optional.of(r),
-        staleAfter,
-        unavailableAfter,
-        releaseValue,
-        source,
-        driver,
-        commandMinInterval,
-        pulseMax,
-        where,
-        valueMap);
-  }
-
-  public PointSpec withReleaseValue(Value v) {
-    return new PointSpec(
-        id,
-        type,
-        direction,
-        deadband,
-        range,
-        staleAfter,
-        unavailableAfter,
-        Optional.of(v),
-        source,
-        driver,
-        commandMinInterval,
-        pulseMax,
-        where,
-        valueMap);
+        w,
+        map);
   }
 }

@@ -1,5 +1,6 @@
 package io.sentinel.point;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -13,6 +14,24 @@ public enum Quality {
   UNKNOWN,
   /** Kept from before a restart: looks like a reading, is not one. */
   RESTORED;
+
+  /** From best to worst, by ordinal: a comparison is an array read. */
+  private static final int[] BADNESS = new int[values().length];
+
+  static {
+    List<Quality> worstLast = List.of(LIVE, STALE, RESTORED, UNKNOWN, UNAVAILABLE, BAD);
+    for (Quality q : values()) {
+      BADNESS[q.ordinal()] = worstLast.indexOf(q);
+    }
+  }
+
+  /**
+   * The worse of two qualities, from best to worst: live, stale, restored, unknown, unavailable,
+   * bad (what a value computed from both is worth); {@code a} when they are as good.
+   */
+  public static Quality worse(Quality a, Quality b) {
+    return BADNESS[b.ordinal()] > BADNESS[a.ordinal()] ? b : a;
+  }
 
   public String wireName() {
     return name().toLowerCase(Locale.ROOT);

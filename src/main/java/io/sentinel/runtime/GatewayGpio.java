@@ -5,6 +5,7 @@ import io.sentinel.command.PlaneOutput;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.gpio.GpioAdapter;
 import io.sentinel.gpio.GpioPlatform;
+import io.sentinel.gpio.PulseCut;
 import io.sentinel.mqtt.MqttDriver;
 import io.sentinel.point.PointSpec;
 import io.sentinel.point.Registry;
@@ -87,14 +88,13 @@ final class GatewayGpio {
               }
 
               @Override
-              public void pulseCut(GpioAdapter.PulseCut cut) {
+              public void pulseCut(PulseCut cut) {
                 // Journaled in control_events and published on events/pulse-cut, like the
                 // command plane's events.
                 EngineLoop l = loop.get();
                 if (l != null) {
                   ControlEvent e =
-                      new ControlEvent(
-                          GpioAdapter.PulseCut.KIND, cut.pointId(), cut.message(), cut.at());
+                      new ControlEvent(PulseCut.KIND, cut.pointId(), cut.message(), cut.at());
                   l.onContext(() -> new PlaneOutput(List.of(e), List.of()));
                 }
               }

@@ -1,27 +1,17 @@
 package io.sentinel.runtime;
 
-import io.sentinel.command.PlaneOutput;
 import io.sentinel.door.Door;
-import io.sentinel.door.Flaw;
-import io.sentinel.engine.ControlEvent;
+import io.sentinel.door.Refusal;
 import io.sentinel.mqtt.MqttConnection;
-import io.sentinel.mqtt.RejectReason;
 import io.sentinel.mqtt.Topics;
-import io.sentinel.rule.RuleChanges;
 import io.sentinel.site.Site;
 import io.sentinel.site.revision.RevisionCodes;
 import io.sentinel.site.revision.RevisionDocument;
 import io.sentinel.site.revision.RevisionGate;
-import io.sentinel.site.yaml.Problem;
 import io.sentinel.site.yaml.Problems;
-import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Revisions;
 import io.sentinel.wire.Payloads;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
@@ -46,9 +36,6 @@ import org.jboss.logging.Logger;
 final class RulesetTopic implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
 
-  /** A revision document larger than this is refused unread. */
-  static final int MAX_BYTES = 1 << 20;
-
   private final Site.Basis basis;
   private final Topics topics;
   private final RevisionGate.Trust trust;
@@ -60,6 +47,7 @@ final class RulesetTopic implements AutoCloseable {
   private final Instant started;
   private final GatewayMetrics metrics;
   private final ShadowRun shadow;
+  private final RulesetOutcomes outcomes;
   private final ExecutorService worker =
       Executors.newSingleThreadExecutor(
           r -> {
@@ -68,9 +56,6 @@ final class RulesetTopic implements AutoCloseable {
             return t;
           });
   private volatile RevisionGate.Active active;
-
-  /** The content hash of the document the last status was about ("" when it was unreadable). */
-  private String lastStatusHash;
 
   /** The last document refused, byte for byte, with its refusal. */
   private Refused lastRefused;
@@ -102,6 +87,9 @@ final class RulesetTopic implements AutoCloseable {
     this.started = started;
     this.metrics = metrics;
     this.shadow = shadow;
+    this.outcomes =
+        new RulesetOutcomes(
+            topics, loop, mqtt, revisions, clock, metrics, () -> this.active.revision());
   }
 
   RevisionGate.Active active() {
@@ -130,7 +118,7 @@ final class RulesetTopic implements AutoCloseable {
       LOG.errorf(e, "SEN-035 a revision document could not be handled");
       Problems p = new Problems();
       p.error(RevisionCodes.REV_099, topics.ruleset(), 0, "", "internal error: " + e);
-      reject(
+      outcomes.reject(
           new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()), "", text(payload));
     } catch (StackOverflowError | OutOfMemoryError e) {
       // Never a silent death of this thread: the document is rejected with a status and a record.
@@ -145,7 +133,7 @@ final class RulesetTopic implements AutoCloseable {
           "the document could not be checked within the revision thread's "
               + (e instanceof StackOverflowError ? "stack" : "memory")
               + ": rejected unread");
-      reject(
+      outcomes.reject(
           new RevisionGate.Reject(OptionalLong.empty(), "invalid", p.sorted()),
           "",
           Optional.empty());
@@ -167,7 +155,7 @@ final class RulesetTopic implements AutoCloseable {
       // the refusal is said again for whoever waits on it, but recorded and counted once.
       LOG.debugf("a revision document refused before was delivered again: refused again");
       metrics.revision("repeated", "");
-      status(
+      outcomes.status(
           before.reject().revision(),
           "rejected",
           before.hash(),
@@ -181,16 +169,18 @@ final class RulesetTopic implements AutoCloseable {
     RevisionGate.Verdict verdict;
     String hash = "";
     boolean inShadow = false;
-    if (payload.length > MAX_BYTES || text.isEmpty()) {
+    if (payload.length > RevisionDocument.MAX_BYTES || text.isEmpty()) {
       Problems p = new Problems();
       p.error(
-          payload.length > MAX_BYTES ? RevisionCodes.REV_008 : RevisionCodes.REV_009,
+          payload.length > RevisionDocument.MAX_BYTES
+              ? RevisionCodes.REV_008
+              : RevisionCodes.REV_009,
           file,
           0,
           "",
-          payload.length > MAX_BYTES
+          payload.length > RevisionDocument.MAX_BYTES
               ? "a revision document is at most "
-                  + MAX_BYTES
+                  + RevisionDocument.MAX_BYTES
                   + " bytes; this one has "
                   + payload.length
               : "a revision document is UTF-8 text (YAML or JSON)");
@@ -217,8 +207,8 @@ final class RulesetTopic implements AutoCloseable {
       LOG.debugf("revision %d delivered again: already active", u.revision());
       metrics.revision("unchanged", "");
       // Said once: after a start, or after a rejected document took the status.
-      if (!hash.equals(lastStatusHash)) {
-        status(
+      if (!hash.equals(outcomes.lastStatusHash())) {
+        outcomes.status(
             OptionalLong.of(u.revision()),
             inShadow ? "shadow" : "active",
             hash,
@@ -228,7 +218,7 @@ final class RulesetTopic implements AutoCloseable {
             Optional.empty());
       }
     } else {
-      reject((RevisionGate.Reject) verdict, hash, text);
+      outcomes.reject((RevisionGate.Reject) verdict, hash, text);
       lastRefused = new Refused(payload, (RevisionGate.Reject) verdict, hash);
     }
   }
@@ -267,17 +257,7 @@ final class RulesetTopic implements AutoCloseable {
               (now, activation) -> recorder.activated(now, activation, a.revision(), detail)),
           a.revision());
     } catch (java.util.concurrent.ExecutionException e) {
-      Problems p = new Problems();
-      p.error(
-          RevisionCodes.REV_098,
-          topics.ruleset(),
-          0,
-          "",
-          "the engine did not take the revision: " + e);
-      reject(
-          new RevisionGate.Reject(OptionalLong.of(a.revision()), "invalid", p.sorted()),
-          a.contentHash(),
-          Optional.of(document));
+      outcomes.refusedByEngine(a, document, "the engine did not take the revision: " + e);
       return;
     }
     active = new RevisionGate.Active(a.revision(), a.contentHash(), a.ruleSet());
@@ -292,13 +272,9 @@ final class RulesetTopic implements AutoCloseable {
           a.revision(), e.getMessage());
     }
     a.warnings().forEach(p -> LOG.warn(p.format()));
-    String summary =
-        a.signer().map(s -> "signed by " + s).orElse("unsigned")
-            + a.reviewer().map(r -> ", reviewed by " + r).orElse("")
-            + "; "
-            + a.changes().summary();
+    String summary = signatures(a) + "; " + a.changes().summary();
     LOG.infof("SEN-038 revision %d active: %s", a.revision(), summary);
-    status(
+    outcomes.status(
         OptionalLong.of(a.revision()),
         "active",
         a.contentHash(),
@@ -308,8 +284,14 @@ final class RulesetTopic implements AutoCloseable {
         Optional.of(a.changes()));
     mqtt.publishRetained(
         topics.status(), Payloads.status("online", Optional.of(a.revision()), started));
-    event("ruleset-activated", a.revision(), summary);
+    outcomes.event("ruleset-activated", a.revision(), summary);
     shadow.activeChanged(a.revision(), a.contentHash());
+  }
+
+  /** Who signed and reviewed a revision, as the log and the events say it. */
+  private static String signatures(RevisionGate.Accept a) {
+    return a.signer().map(s -> "signed by " + s).orElse("unsigned")
+        + a.reviewer().map(r -> ", reviewed by " + r).orElse("");
   }
 
   /**
@@ -323,29 +305,14 @@ final class RulesetTopic implements AutoCloseable {
       throw e;
     } catch (Exception e) {
       LOG.errorf(e, "SEN-169 shadow revision %d could not be started", a.revision());
-      Problems p = new Problems();
-      p.error(
-          RevisionCodes.REV_098,
-          topics.ruleset(),
-          0,
-          "",
-          "the engine did not take the shadow revision: " + e);
-      reject(
-          new RevisionGate.Reject(OptionalLong.of(a.revision()), "invalid", p.sorted()),
-          a.contentHash(),
-          Optional.of(document));
+      outcomes.refusedByEngine(a, document, "the engine did not take the shadow revision: " + e);
       return;
     }
     metrics.revision("shadow", "");
     a.warnings().forEach(p -> LOG.warn(p.format()));
     String summary =
-        a.signer().map(s -> "signed by " + s).orElse("unsigned")
-            + a.reviewer().map(r -> ", reviewed by " + r).orElse("")
-            + "; beside revision "
-            + active.revision()
-            + ": "
-            + a.changes().summary();
-    status(
+        signatures(a) + "; beside revision " + active.revision() + ": " + a.changes().summary();
+    outcomes.status(
         OptionalLong.of(a.revision()),
         "shadow",
         a.contentHash(),
@@ -353,105 +320,14 @@ final class RulesetTopic implements AutoCloseable {
         a.signer(),
         a.reviewer(),
         Optional.of(a.changes()));
-    event("ruleset-shadow", a.revision(), summary);
+    outcomes.event("ruleset-shadow", a.revision(), summary);
   }
 
-  /**
-   * A document refused: counted, logged, recorded in {@code ruleset_rejections}, said on the status
-   * and as an event. {@code hash} is "" and {@code document} empty when they could not be read.
-   */
-  private void reject(RevisionGate.Reject r, String hash, Optional<String> document) {
-    String which = r.revision().isPresent() ? "revision " + r.revision().getAsLong() : "revision";
-    List<Problem> errors = r.problems().stream().filter(Problem::isError).toList();
-    metrics.revision("rejected", r.reason());
-    for (Problem p : errors) {
-      doorFlaw(p.code()).ifPresent(f -> metrics.rejected(RejectReason.of(f)));
-    }
-    LOG.warnf(
-        "SEN-037 %s rejected (%s), revision %d stays active: %d problem(s)",
-        which, r.reason(), active.revision(), errors.size());
-    r.problems().forEach(p -> LOG.warn(Door.printable(p.format(), 2000)));
-    try {
-      revisions.recordRejected(
-          r.revision(),
-          hash.isEmpty() ? Optional.empty() : Optional.of(hash),
-          topics.site(),
-          r.reason(),
-          r.problems(),
-          document,
-          active.revision(),
-          clock.instant());
-    } catch (Exception e) {
-      LOG.warnf(
-          "SEN-DB-006 %s was rejected but the rejection is not recorded in ruleset_rejections (%s):"
-              + " the status topic and the control events still say it",
-          which, e.getMessage());
-    }
-    status(
-        r.revision(),
-        "rejected",
-        hash,
-        r.problems(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty());
-    event(
-        "ruleset-rejected",
-        r.revision().orElse(0),
-        r.reason() + ": " + (errors.isEmpty() ? "" : errors.get(0).format()));
-  }
-
-  private void status(
-      OptionalLong revision,
-      String state,
-      String hash,
-      List<Problem> problems,
-      Optional<String> signer,
-      Optional<String> reviewer,
-      Optional<RuleChanges> changes) {
-    mqtt.publishRetained(
-        topics.rulesetStatus(),
-        Payloads.rulesetStatus(
-            revision.isPresent() ? Optional.of(revision.getAsLong()) : Optional.empty(),
-            state,
-            active.revision(),
-            hash.isEmpty() ? Optional.empty() : Optional.of(hash),
-            problems,
-            signer,
-            reviewer,
-            changes,
-            clock.instant()));
-    lastStatusHash = hash;
-  }
-
-  private void event(String kind, long revision, String message) {
-    ControlEvent e =
-        new ControlEvent(
-            kind, revision > 0 ? "revision " + revision : "revision", message, clock.instant());
-    loop.onContext(() -> new PlaneOutput(List.of(e), List.of()));
-  }
-
-  /** A problem that is the door's refusal, counted under its reason like an MQTT rejection. */
-  private static Optional<Flaw> doorFlaw(String code) {
-    if (code.equals(RevisionCodes.REV_008.id())) {
-      return Optional.of(Flaw.OVERSIZE);
-    }
-    if (code.equals(RevisionCodes.REV_009.id())) {
-      return Optional.of(Flaw.BAD_ENCODING);
-    }
-    return YamlFile.doorFlaw(code);
-  }
-
+  /** The payload as text, if it is strict UTF-8 (the door's one definition). */
   private static Optional<String> text(byte[] payload) {
     try {
-      return Optional.of(
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(payload))
-              .toString());
-    } catch (CharacterCodingException e) {
+      return Optional.of(Door.utf8(payload, ""));
+    } catch (Refusal e) {
       return Optional.empty();
     }
   }

@@ -70,6 +70,7 @@ public final class EmbeddedDatabase implements AutoCloseable {
     Files.createDirectories(dataDir);
     Files.createDirectories(binariesDir);
     stopOrphan(dataDir);
+    EmbeddedBinaries.prepare(binariesDir);
     EmbeddedPostgres server =
         EmbeddedPostgres.builder()
             .setOverrideWorkingDirectory(binariesDir.toFile())
@@ -85,6 +86,18 @@ public final class EmbeddedDatabase implements AutoCloseable {
     EmbeddedDatabase db = new EmbeddedDatabase(server, dataDir);
     db.createDatabase();
     return db;
+  }
+
+  /**
+   * Unpacks the binaries into {@code binariesDir} by starting a throwaway server there and stopping
+   * it: zonky's only public way to unpack ({@code sentinel unpack-postgres}, run by {@link
+   * EmbeddedBinaries}).
+   */
+  public static void unpack(Path binariesDir) throws IOException {
+    Path scratch = Files.createTempDirectory("sentinel-unpack");
+    try (EmbeddedDatabase db = start(scratch, binariesDir, false)) {
+      LOG.infof("SEN-DB-010 the embedded PostgreSQL's binaries are in %s", binariesDir);
+    }
   }
 
   /** The refusal of a native image, which has no zonky binaries (docs/native.md). */

@@ -4,6 +4,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,24 +42,18 @@ public final class Trends {
       throws RowWriter.WriteFailed {
     JsonArray out = new JsonArray();
     for (Row r :
-        db.await(
-            pool.preparedQuery(
-                    "WITH o AS (SELECT received_at, seq, value, quality, COALESCE(value_num, CASE"
-                        + " WHEN jsonb_typeof(value) = 'boolean' THEN CASE WHEN value = 'true'"
-                        + " THEN 1.0 ELSE 0.0 END END) AS num FROM observations WHERE point_id"
-                        + " = $1 AND received_at >= $2::text::timestamptz AND received_at <"
-                        + " $3::text::timestamptz) SELECT date_bin(make_interval(secs => $4),"
-                        + " received_at, $2::text::timestamptz) AS t, count(*) AS n, min(num)"
-                        + " AS lo, max(num) AS hi, avg(num) AS mean, (array_agg(value::text"
-                        + " ORDER BY received_at DESC, seq DESC))[1] AS last, (array_agg(quality"
-                        + " ORDER BY received_at DESC, seq DESC))[1] AS quality FROM o GROUP BY"
-                        + " 1 ORDER BY 1")
-                .execute(
-                    Tuple.of(
-                        pointId,
-                        from.toString(),
-                        to.toString(),
-                        step.toNanos() / 1_000_000_000.0)))) {
+        rows(
+            "WITH o AS (SELECT received_at, seq, value, quality, COALESCE(value_num, CASE"
+                + " WHEN jsonb_typeof(value) = 'boolean' THEN CASE WHEN value = 'true'"
+                + " THEN 1.0 ELSE 0.0 END END) AS num FROM observations WHERE point_id"
+                + " = $1 AND received_at >= $2::text::timestamptz AND received_at <"
+                + " $3::text::timestamptz) SELECT date_bin(make_interval(secs => $4),"
+                + " received_at, $2::text::timestamptz) AS t, count(*) AS n, min(num)"
+                + " AS lo, max(num) AS hi, avg(num) AS mean, (array_agg(value::text"
+                + " ORDER BY received_at DESC, seq DESC))[1] AS last, (array_agg(quality"
+                + " ORDER BY received_at DESC, seq DESC))[1] AS quality FROM o GROUP BY"
+                + " 1 ORDER BY 1",
+            Tuple.of(pointId, from.toString(), to.toString(), step.toNanos() / 1_000_000_000.0))) {
       out.add(
           new JsonObject()
               .put("t", instant(r, "t"))
@@ -81,12 +76,8 @@ public final class Trends {
     Tuple window = Tuple.of(pointId, from.toString(), to.toString(), limit);
     JsonArray out = new JsonArray();
     for (Row r :
-        db.await(
-            pool.preparedQuery(
-                    "SELECT at, rule_id, band, value::text AS v, reason FROM claim_changes WHERE"
-                        + " point_id = $1 AND at >= $2::text::timestamptz AND at <"
-                        + " $3::text::timestamptz ORDER BY seq DESC LIMIT $4")
-                .execute(window))) {
+        newestOnPoint(
+            "at, rule_id, band, value::text AS v, reason", "claim_changes", "at", window)) {
       out.add(
           new JsonObject()
               .put("t", instant(r, "at"))
@@ -97,12 +88,11 @@ public final class Trends {
               .put("reason", r.getString("reason")));
     }
     for (Row r :
-        db.await(
-            pool.preparedQuery(
-                    "SELECT issued_at, command_id, kind, value::text AS v, rule_id, state FROM"
-                        + " commands WHERE point_id = $1 AND issued_at >= $2::text::timestamptz"
-                        + " AND issued_at < $3::text::timestamptz ORDER BY seq DESC LIMIT $4")
-                .execute(window))) {
+        newestOnPoint(
+            "issued_at, command_id, kind, value::text AS v, rule_id, state",
+            "commands",
+            "issued_at",
+            window)) {
       out.add(
           new JsonObject()
               .put("t", instant(r, "issued_at"))
@@ -123,11 +113,9 @@ public final class Trends {
   public JsonArray events(int limit) throws RowWriter.WriteFailed {
     JsonArray out = new JsonArray();
     for (Row r :
-        db.await(
-            pool.preparedQuery(
-                    "SELECT at, kind, subject, message FROM control_events ORDER BY seq DESC LIMIT"
-                        + " $1")
-                .execute(Tuple.of(limit)))) {
+        rows(
+            "SELECT at, kind, subject, message FROM control_events ORDER BY seq DESC LIMIT" + " $1",
+            Tuple.of(limit))) {
       out.add(event(r));
     }
     return out;
@@ -137,11 +125,10 @@ public final class Trends {
   public JsonArray audit(int limit) throws RowWriter.WriteFailed {
     JsonArray out = new JsonArray();
     for (Row r :
-        db.await(
-            pool.preparedQuery(
-                    "SELECT seq, at, kind, rule_id, band, reason, detail::text AS d FROM audit_log"
-                        + " ORDER BY seq DESC LIMIT $1")
-                .execute(Tuple.of(limit)))) {
+        rows(
+            "SELECT seq, at, kind, rule_id, band, reason, detail::text AS d FROM audit_log"
+                + " ORDER BY seq DESC LIMIT $1",
+            Tuple.of(limit))) {
       out.add(
           new JsonObject()
               .put("seq", r.getLong("seq"))
@@ -158,11 +145,10 @@ public final class Trends {
   /** The last revision refused (a push, or the site's files), with every problem, if any. */
   public Optional<JsonObject> lastRejected() throws RowWriter.WriteFailed {
     for (Row r :
-        db.await(
-            pool.preparedQuery(
-                    "SELECT at, revision, source, reason, problems::text AS p FROM"
-                        + " ruleset_history WHERE outcome = 'rejected' ORDER BY at DESC LIMIT 1")
-                .execute())) {
+        rows(
+            "SELECT at, revision, source, reason, problems::text AS p FROM"
+                + " ruleset_history WHERE outcome = 'rejected' ORDER BY at DESC LIMIT 1",
+            Tuple.tuple())) {
       return Optional.of(
           new JsonObject()
               .put("t", instant(r, "at"))
@@ -178,16 +164,39 @@ public final class Trends {
   public Map<String, JsonObject> ruleReasons() throws RowWriter.WriteFailed {
     Map<String, JsonObject> out = new LinkedHashMap<>();
     for (Row r :
-        db.await(
-            pool.preparedQuery(
-                    "SELECT DISTINCT ON (subject) at, kind, subject, message FROM control_events"
-                        + " WHERE kind IN ("
-                        + RULE_REASONS
-                        + ") ORDER BY subject, seq DESC")
-                .execute())) {
+        rows(
+            "SELECT DISTINCT ON (subject) at, kind, subject, message FROM control_events"
+                + " WHERE kind IN ("
+                + RULE_REASONS
+                + ") ORDER BY subject, seq DESC",
+            Tuple.tuple())) {
       out.put(r.getString("subject"), event(r));
     }
     return out;
+  }
+
+  /** The rows {@code sql} selects with {@code args}, waited for as every log read is. */
+  private RowSet<Row> rows(String sql, Tuple args) throws RowWriter.WriteFailed {
+    return db.await(pool.preparedQuery(sql).execute(args));
+  }
+
+  /**
+   * The newest rows of {@code table} on one point whose {@code at} column lies in a window: {@code
+   * window} is (point id, from, to, limit).
+   */
+  private RowSet<Row> newestOnPoint(String columns, String table, String at, Tuple window)
+      throws RowWriter.WriteFailed {
+    return rows(
+        "SELECT "
+            + columns
+            + " FROM "
+            + table
+            + " WHERE point_id = $1 AND "
+            + at
+            + " >= $2::text::timestamptz AND "
+            + at
+            + " < $3::text::timestamptz ORDER BY seq DESC LIMIT $4",
+        window);
   }
 
   private static JsonObject event(Row r) {

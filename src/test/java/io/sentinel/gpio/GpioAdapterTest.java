@@ -193,7 +193,7 @@ class GpioAdapterTest {
     // 300 + 500 asked, 600 allowed from the first energising
     assertThat(strike.energised()).isBetween(ms(580), ms(750));
     await().atMost(WAIT).until(() -> recorder.cuts.size() == 1);
-    GpioAdapter.PulseCut cut = recorder.cuts.get(0);
+    PulseCut cut = recorder.cuts.get(0);
     assertThat(cut.asked().orElseThrow()).isBetween(ms(780), ms(950));
     assertThat(cut.message()).contains("asked " + cut.asked().get().toMillis() + " ms");
   }
@@ -266,7 +266,7 @@ class GpioAdapterTest {
               if (attempts.incrementAndGet() < 3) {
                 throw new IllegalStateException("/dev/gpiochip0: permission denied");
               }
-              return GpioAdapter.newContext(GpioPlatform.MOCK);
+              return GpioPlatform.MOCK.newContext();
             },
             recorder,
             InstantSource.system(),
@@ -333,10 +333,10 @@ class GpioAdapterTest {
     final List<Long> sampleNanos = new CopyOnWriteArrayList<>();
     final List<String> sources = new CopyOnWriteArrayList<>();
     final AtomicInteger readiness = new AtomicInteger();
-    final List<GpioAdapter.PulseCut> cuts = new CopyOnWriteArrayList<>();
+    final List<PulseCut> cuts = new CopyOnWriteArrayList<>();
 
     @Override
-    public void pulseCut(GpioAdapter.PulseCut cut) {
+    public void pulseCut(PulseCut cut) {
       cuts.add(cut);
     }
 

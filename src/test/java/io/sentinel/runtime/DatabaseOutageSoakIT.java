@@ -56,30 +56,8 @@ class DatabaseOutageSoakIT {
   @BeforeEach
   void setUp() throws IOException {
     rig =
-        new PackagedGateway(
-            "soak",
-            """
-            points:
-              soak.load: { type: number, unit: W, direction: in, range: [0, 100000000] }
-              soak.temp: { type: number, unit: degC, direction: in, range: [0, 120] }
-              soak.valve: { type: bool, direction: out, release_value: false }
-            """,
-            Map.of(
-                "soak.yaml",
-                """
-                - id: valve-while-warm
-                  band: automation
-                  inputs: { temp: soak.temp }
-                  trigger: { on: transition }
-                  when: temp.value > 30
-                  claims: [ { point: soak.valve, value: true } ]
-                  on_input_loss: release
-                  warmup: all_inputs_live
-                """),
-            Duration.ofSeconds(DOWN_SECONDS + 240L),
-            true,
-            "status",
-            "commands/#");
+        PackagedGateway.valveWhileWarm(
+            "soak", 100_000_000, Duration.ofSeconds(DOWN_SECONDS + 240L), "status", "commands/#");
     recorder = rig.recorder;
     device = rig.device;
     db = EmbeddedDatabase.start(rig.dir.resolve("pg"), TestDatabase.binaries(), true);

@@ -52,32 +52,8 @@ class GatewayCrashIT {
   @BeforeEach
   void setUp() {
     rig =
-        new PackagedGateway(
-            "crash",
-            """
-            points:
-              crash.load: { type: number, unit: W, direction: in, range: [0, 100000] }
-              crash.temp: { type: number, unit: degC, direction: in, range: [0, 120] }
-              crash.valve: { type: bool, direction: out, release_value: false }
-            """,
-            Map.of(
-                "crash.yaml",
-                """
-                - id: valve-while-warm
-                  band: automation
-                  inputs: { temp: crash.temp }
-                  trigger: { on: transition }
-                  when: temp.value > 30
-                  claims: [ { point: crash.valve, value: true } ]
-                  on_input_loss: release
-                  warmup: all_inputs_live
-                """),
-            Duration.ofSeconds(85),
-            true,
-            "status",
-            "commands/#",
-            "claims/#",
-            "self/#");
+        PackagedGateway.valveWhileWarm(
+            "crash", 100_000, Duration.ofSeconds(85), "status", "commands/#", "claims/#", "self/#");
     recorder = rig.recorder;
     device = rig.device;
     db = TestDatabase.create();

@@ -15,6 +15,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.sentinel.gpio.GpioAdapter;
 import io.sentinel.gpio.GpioPlatform;
 import io.sentinel.gpio.PinLog;
+import io.sentinel.gpio.PulseCut;
 import io.sentinel.point.Quality;
 import io.sentinel.store.TestDatabase;
 import io.vertx.core.json.JsonObject;
@@ -168,7 +169,7 @@ class GpioGatewayTest {
   @Order(6)
   void pulseMax_anEngineLateWithItsPulseOff_theAdapterCutsTheStrike_andItIsAControlEvent()
       throws Exception {
-    String topic = broker.topic("events/" + GpioAdapter.PulseCut.KIND);
+    String topic = broker.topic("events/" + PulseCut.KIND);
     int before = broker.recorder().on(topic).size();
     await().atMost(WAIT).until(() -> out(STRIKE) == DigitalState.LOW);
     PinLog strike = PinLog.of(context(), STRIKE);

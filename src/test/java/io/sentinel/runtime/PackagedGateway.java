@@ -48,6 +48,41 @@ final class PackagedGateway implements AutoCloseable {
    *     reconnects)
    * @param recorded the topics (below {@code sentinel/<site>/}) the recorder subscribes to
    */
+  /**
+   * A gateway of a site with three points, {@code PREFIX.load} (a number from 0 to {@code
+   * maxLoad}), {@code PREFIX.temp} and {@code PREFIX.valve}, and one rule: the valve is claimed
+   * open while the temperature is over 30 (released when it is lost). The device's session is
+   * persistent.
+   */
+  static PackagedGateway valveWhileWarm(
+      String prefix, long maxLoad, Duration budget, String... recorded) {
+    return new PackagedGateway(
+        prefix,
+        """
+        points:
+          %1$s.load: { type: number, unit: W, direction: in, range: [0, %2$d] }
+          %1$s.temp: { type: number, unit: degC, direction: in, range: [0, 120] }
+          %1$s.valve: { type: bool, direction: out, release_value: false }
+        """
+            .formatted(prefix, maxLoad),
+        Map.of(
+            prefix + ".yaml",
+            """
+            - id: valve-while-warm
+              band: automation
+              inputs: { temp: %1$s.temp }
+              trigger: { on: transition }
+              when: temp.value > 30
+              claims: [ { point: %1$s.valve, value: true } ]
+              on_input_loss: release
+              warmup: all_inputs_live
+            """
+                .formatted(prefix)),
+        budget,
+        true,
+        recorded);
+  }
+
   PackagedGateway(
       String prefix,
       String points,
@@ -173,17 +208,7 @@ final class PackagedGateway implements AutoCloseable {
    */
   Process start(String name, List<String> options, Map<String, String> environment)
       throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(options);
-    command.addAll(
-        List.of(
-            "-jar",
-            Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
-            "run",
-            "--site",
-            siteDir().toString()));
-    ProcessBuilder pb = new ProcessBuilder(command);
+    ProcessBuilder pb = new ProcessBuilder(runCommand(options, siteDir()));
     pb.environment().put("SENTINEL_MQTT_URL", mqtt);
     pb.environment().put("SENTINEL_SITE", site);
     pb.environment().putAll(environment);
@@ -193,6 +218,29 @@ final class PackagedGateway implements AutoCloseable {
     Process p = pb.start();
     processes.add(p);
     return p;
+  }
+
+  /** {@code java OPTIONS -jar target/quarkus-app/quarkus-run.jar run --site SITE}. */
+  static List<String> runCommand(List<String> options, Path site) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(options);
+    command.addAll(
+        List.of(
+            "-jar",
+            Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
+            "run",
+            "--site",
+            site.toString()));
+    return command;
+  }
+
+  /** The edge JVM's options (src/main/jvm/edge.options) as a java argument, then {@code more}. */
+  static List<String> edgeOptions(String... more) {
+    List<String> options = new ArrayList<>();
+    options.add("@" + Path.of("src/main/jvm/edge.options").toAbsolutePath());
+    options.addAll(List.of(more));
+    return options;
   }
 
   /** Waits for {@code condition} until the test's budget is spent. */

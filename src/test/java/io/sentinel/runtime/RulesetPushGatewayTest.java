@@ -8,15 +8,12 @@ import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.sentinel.cli.Main;
+import io.sentinel.cli.CliRunner;
 import io.sentinel.site.Site;
 import io.sentinel.site.revision.RevisionDocument;
-import io.sentinel.site.revision.RevisionKeys;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,7 +51,6 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RulesetPushGatewayTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final Path KEYS = Path.of("src/test/resources/revisions");
   private static final String RULES =
       Site.read(Path.of("rules/boiler.yaml")) + Site.read(Path.of("rules/door.yaml"));
   private static final String PUMP = "boiler.ch1.pump";
@@ -66,14 +62,16 @@ class RulesetPushGatewayTest {
   @io.quarkus.test.common.http.TestHTTPResource("/q/metrics")
   java.net.URI metrics;
 
-  private Path dir;
+  private RevisionCli cli;
   private BrokerClient device;
   private BrokerClient statusWatcher;
   private long start;
 
   @BeforeAll
   void setUp() throws IOException {
-    dir = Files.createDirectories(Path.of("target/scratch/push-it-" + broker.site()));
+    cli =
+        new RevisionCli(
+            broker, Files.createDirectories(Path.of("target/scratch/push-it-" + broker.site())));
     device = broker.client("device");
     statusWatcher = broker.client("status").subscribe(broker.topic("ruleset/status"));
     start = gateway.activeRevision();
@@ -93,7 +91,8 @@ class RulesetPushGatewayTest {
     assertThat(awaitCommands(PUMP, 1).get(0).json().getValue("value")).isEqualTo(true);
     String hashBefore = apiRuleHash("pump-run-on");
 
-    Push push = push(doc(start + 1, RULES.replace("flow.value > 35", "flow.value > 45")), "ops");
+    CliRunner push =
+        push(doc(start + 1, RULES.replace("flow.value > 35", "flow.value > 45")), "ops");
     assertThat(push.exit()).as(push.output()).isZero();
     assertThat(push.output()).contains("revision " + (start + 1) + " active (signed by ops)");
     assertThat(gateway.activeRevision()).isEqualTo(start + 1);
@@ -119,7 +118,7 @@ class RulesetPushGatewayTest {
   @Test
   @Order(2)
   void unknownKey_isRejected_andTheActiveSetRunsOn() throws IOException {
-    Push push = push(doc(start + 2, RULES) + "comment: not a revision key\n", "ops");
+    CliRunner push = push(doc(start + 2, RULES) + "comment: not a revision key\n", "ops");
     assertThat(push.exit()).as(push.output()).isEqualTo(1);
     assertThat(push.output())
         .contains("[YAML-015]", "unknown key 'comment'")
@@ -138,7 +137,7 @@ class RulesetPushGatewayTest {
                 "demand: boiler.ch1.demand\n  trigger:\n    on: transition\n    of: demand",
                 "demand: boiler.ch1.no-such-point\n  trigger:\n    on: transition\n    of: demand");
     assertThat(rules).contains("boiler.ch1.no-such-point");
-    Push push = push(doc(start + 2, rules), "ops");
+    CliRunner push = push(doc(start + 2, rules), "ops");
     assertThat(push.exit()).as(push.output()).isEqualTo(1);
     assertThat(push.output())
         .containsPattern("ruleset:\\d+: error \\[\\w+-\\d+] rule burner-on-demand:");
@@ -151,7 +150,7 @@ class RulesetPushGatewayTest {
   @Order(4)
   void badSignature_isRejected_withAControlEvent() throws IOException {
     String doc = doc(start + 2, RULES.replace("flow.value > 35", "flow.value > 43"));
-    Push forged = push(doc, "stranger");
+    CliRunner forged = push(doc, "stranger");
     assertThat(forged.exit()).as(forged.output()).isEqualTo(1);
     assertThat(forged.output()).contains("[REV-021]");
     assertRejected(start + 2, "REV-021");
@@ -164,11 +163,11 @@ class RulesetPushGatewayTest {
 
     // Signed, then changed: the signature no longer covers what arrives.
     String tampered = RevisionDocument.withSignature(doc, key("ops")).replace("> 43", "> 40");
-    Push changed = push(tampered, null);
+    CliRunner changed = push(tampered, null);
     assertThat(changed.exit()).as(changed.output()).isEqualTo(1);
     assertThat(changed.output()).contains("[REV-021]");
 
-    Push unsigned = push(doc, null);
+    CliRunner unsigned = push(doc, null);
     assertThat(unsigned.exit()).as(unsigned.output()).isEqualTo(1);
     assertThat(unsigned.output()).contains("[REV-020]", "unsigned");
   }
@@ -182,14 +181,14 @@ class RulesetPushGatewayTest {
             RULES
                 .replace("flow.value > 35", "flow.value > 45")
                 .replace(">= 95 degC", ">= 90 degC"));
-    Push push = push(doc, "ops");
+    CliRunner push = push(doc, "ops");
     assertThat(push.exit()).as(push.output()).isEqualTo(1);
     assertThat(push.output())
         .contains("[REV-022] rule boiler-overheat-cutoff:", "changes interlock rule");
     assertRejected(start + 2, "REV-022");
 
     // Removing the fail-safe interlock, signed by a trusted key but reviewed by none.
-    Push removal = push(doc(start + 2, withoutInterlock()), "ops");
+    CliRunner removal = push(doc(start + 2, withoutInterlock()), "ops");
     assertThat(removal.exit()).as(removal.output()).isEqualTo(1);
     assertThat(removal.output())
         .contains("[REV-022] rule boiler-overheat-cutoff:", "removes interlock rule")
@@ -197,7 +196,7 @@ class RulesetPushGatewayTest {
     assertRejected(start + 2, "REV-022");
 
     // The same bytes again (as after every reconnect): refused again, recorded once (order 11).
-    Push repeated = push(doc(start + 2, withoutInterlock()), "ops");
+    CliRunner repeated = push(doc(start + 2, withoutInterlock()), "ops");
     assertThat(repeated.exit()).as(repeated.output()).isEqualTo(1);
     assertThat(repeated.output()).contains("[REV-022]", "removes interlock rule");
   }
@@ -234,13 +233,14 @@ class RulesetPushGatewayTest {
   @Test
   @Order(7)
   void olderOrEqualNumbers_areRefused_andTheActiveOneAgainIsANoOp() throws IOException {
-    Push equal = push(doc(start + 1, RULES), "ops");
+    CliRunner equal = push(doc(start + 1, RULES), "ops");
     assertThat(equal.exit()).as(equal.output()).isEqualTo(1);
     assertThat(equal.output()).contains("[REV-030]", "already active with other content");
-    Push older = push(doc(start, RULES), "ops");
+    CliRunner older = push(doc(start, RULES), "ops");
     assertThat(older.output()).contains("older than the active revision " + (start + 1));
 
-    Push again = push(doc(start + 1, RULES.replace("flow.value > 35", "flow.value > 45")), "ops");
+    CliRunner again =
+        push(doc(start + 1, RULES.replace("flow.value > 35", "flow.value > 45")), "ops");
     assertThat(again.exit()).as(again.output()).isZero();
     assertThat(again.output()).contains("revision " + (start + 1) + " active");
     assertAuditRevisions(1);
@@ -257,7 +257,7 @@ class RulesetPushGatewayTest {
                 .replace(">= 95 degC", ">= 90 degC"));
     Object tree = new Load(LoadSettings.builder().build()).loadFromString(yaml);
     String json = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(tree);
-    Push push = push(json, "ops", "reviewer");
+    CliRunner push = push(json, "ops", "reviewer");
     assertThat(push.exit()).as(push.output()).isZero();
     assertThat(push.output())
         .contains(
@@ -388,7 +388,7 @@ class RulesetPushGatewayTest {
   @Order(12)
   void interlockRemoval_signedAndReviewed_becomesActive() throws IOException {
     String rules = withoutInterlock().replace("flow.value > 35", "flow.value > 47");
-    Push push = push(doc(start + 4, rules), "ops", "reviewer");
+    CliRunner push = push(doc(start + 4, rules), "ops", "reviewer");
     assertThat(push.exit()).as(push.output()).isZero();
     assertThat(push.output()).contains("reviewed by safety-officer");
     assertThat(gateway.activeRevision()).isEqualTo(start + 4);
@@ -428,41 +428,17 @@ class RulesetPushGatewayTest {
     return "revision: " + revision + "\nsite: " + broker.site() + "\nrules:\n" + rules;
   }
 
-  private record Push(int exit, String output) {}
-
   /** {@code sentinel push} as an operator runs it; {@code keyName} null pushes unsigned. */
-  private Push push(String document, String keyName) throws IOException {
-    return push(document, keyName, null);
+  private CliRunner push(String document, String keyName) throws IOException {
+    return cli.push(document, keyName, null);
   }
 
-  /** {@code sentinel push --key K --review-key R}; either null leaves that signature out. */
-  private Push push(String document, String keyName, String reviewKeyName) throws IOException {
-    Path file = Files.createTempFile(dir, "revision", ".yaml");
-    Files.writeString(file, document);
-    StringWriter out = new StringWriter();
-    List<String> args =
-        new java.util.ArrayList<>(
-            List.of(
-                "push",
-                file.toString(),
-                "--broker",
-                broker.url(),
-                "--site",
-                broker.site(),
-                "--timeout",
-                "20s"));
-    if (keyName != null) {
-      args.addAll(List.of("--key", KEYS.resolve(keyName + ".key").toString()));
-    }
-    if (reviewKeyName != null) {
-      args.addAll(List.of("--review-key", KEYS.resolve(reviewKeyName + ".key").toString()));
-    }
-    int exit = Main.execute(new PrintWriter(out, true), args.toArray(String[]::new));
-    return new Push(exit, out.toString());
+  private CliRunner push(String document, String keyName, String reviewKeyName) throws IOException {
+    return cli.push(document, keyName, reviewKeyName);
   }
 
   private static java.security.PrivateKey key(String name) {
-    return RevisionKeys.privateKey(Site.read(KEYS.resolve(name + ".key")));
+    return RevisionCli.key(name);
   }
 
   private JsonObject lastStatus() {

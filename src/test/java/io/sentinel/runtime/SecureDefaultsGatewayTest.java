@@ -9,14 +9,12 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
-import io.sentinel.cli.Main;
+import io.sentinel.cli.CliRunner;
 import io.sentinel.site.Site;
 import io.sentinel.site.revision.RevisionDocument;
 import io.sentinel.site.revision.RevisionKeys;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -144,21 +142,9 @@ class SecureDefaultsGatewayTest {
 
   private String push(String document) throws Exception {
     Path dir = Files.createDirectories(Path.of("target/scratch/secure-" + broker.site()));
-    Path file = Files.writeString(Files.createTempFile(dir, "revision", ".yaml"), document);
-    StringWriter out = new StringWriter();
-    int exit =
-        Main.execute(
-            new PrintWriter(out, true),
-            "push",
-            file.toString(),
-            "--broker",
-            broker.url(),
-            "--site",
-            broker.site(),
-            "--timeout",
-            "20s");
-    assertThat(exit).as(out.toString()).isEqualTo(1);
-    return out.toString();
+    CliRunner push = new RevisionCli(broker, dir).push(document, null, null);
+    assertThat(push.exit()).as(push.output()).isEqualTo(1);
+    return push.output();
   }
 
   private static String http(URI uri) throws Exception {

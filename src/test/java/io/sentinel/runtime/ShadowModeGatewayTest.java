@@ -7,14 +7,12 @@ import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.sentinel.cli.Main;
+import io.sentinel.cli.CliRunner;
 import io.sentinel.site.Site;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,7 +50,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 class ShadowModeGatewayTest {
   // Generous: the first requests of a cold JVM on a loaded 2-core machine take seconds.
   private static final Duration WAIT = Duration.ofSeconds(60);
-  private static final Path KEYS = Path.of("src/test/resources/revisions");
   private static final String RULES =
       Site.read(Path.of("rules/boiler.yaml")) + Site.read(Path.of("rules/door.yaml"));
   private static final String PUMP = "boiler.ch1.pump";
@@ -63,6 +60,7 @@ class ShadowModeGatewayTest {
   @Inject Gateway gateway;
 
   private Path dir;
+  private RevisionCli cli;
   private BrokerClient device;
   private BrokerClient watcher;
   private long start;
@@ -71,6 +69,7 @@ class ShadowModeGatewayTest {
   @BeforeAll
   void setUp() throws IOException {
     dir = Files.createDirectories(Path.of("target/scratch/shadow-it-" + broker.site()));
+    cli = new RevisionCli(broker, dir);
     device = broker.client("device");
     watcher =
         broker
@@ -93,7 +92,7 @@ class ShadowModeGatewayTest {
     await().atMost(WAIT).until(() -> ruleActive("pump-run-on"));
     int commandsBefore = commands().size();
 
-    Push push = push(shadowDoc(start + 1, "flow.value > 45"), "ops", null);
+    CliRunner push = push(shadowDoc(start + 1, "flow.value > 45"), "ops", null);
     assertThat(push.exit()).as(push.output()).isZero();
     assertThat(push.output())
         .contains("revision " + (start + 1) + " runs in shadow beside revision " + start);
@@ -171,7 +170,7 @@ class ShadowModeGatewayTest {
   @Order(3)
   void newerShadow_replacesTheOldOne() throws IOException {
     newer = Files.writeString(dir.resolve("newer.yaml"), shadowDoc(start + 2, "flow.value > 44"));
-    Push push = push(Files.readString(newer), "ops", null);
+    CliRunner push = push(Files.readString(newer), "ops", null);
     assertThat(push.exit()).as(push.output()).isZero();
     await().atMost(WAIT).until(() -> apiShadow().getLong("revision") == start + 2);
     assertThat(apiShadow().getString("state")).isEqualTo("running");
@@ -197,11 +196,11 @@ class ShadowModeGatewayTest {
     assertThat(said.getString("shadow_rule")).isNull();
     int before = commands().size();
 
-    Promote wrong = promote(start + 1, null);
+    CliRunner wrong = promote(start + 1, null);
     assertThat(wrong.exit()).as(wrong.output()).isEqualTo(1);
     assertThat(wrong.output()).contains("no shadow revision " + (start + 1));
 
-    Promote promote = promote(start + 2, null);
+    CliRunner promote = promote(start + 2, null);
     assertThat(promote.exit()).as(promote.output()).isZero();
     assertThat(promote.output()).contains("revision " + (start + 2) + " active (signed by ops)");
     assertThat(gateway.activeRevision()).isEqualTo(start + 2);
@@ -233,20 +232,21 @@ class ShadowModeGatewayTest {
   @Test
   @Order(5)
   void shadowRevisionsFailingAChecks_areRejectedLikeAnyOther() throws IOException {
-    Push unsigned = push(shadowDoc(start + 3, "flow.value > 41"), null, null);
+    CliRunner unsigned = push(shadowDoc(start + 3, "flow.value > 41"), null, null);
     assertThat(unsigned.exit()).as(unsigned.output()).isEqualTo(1);
     assertThat(unsigned.output()).contains("[REV-020]");
-    Push unknown = push(shadowDoc(start + 3, "flow.value > 41") + "comment: no\n", "ops", null);
+    CliRunner unknown =
+        push(shadowDoc(start + 3, "flow.value > 41") + "comment: no\n", "ops", null);
     assertThat(unknown.output()).contains("[YAML-015]", "unknown key 'comment'");
-    Push badMode =
+    CliRunner badMode =
         push(
             shadowDoc(start + 3, "flow.value > 41").replace("mode: shadow", "mode: trial"),
             "ops",
             null);
     assertThat(badMode.output()).contains("[REV-111]");
-    Push stale = push(shadowDoc(start + 2, "flow.value > 41"), "ops", null);
+    CliRunner stale = push(shadowDoc(start + 2, "flow.value > 41"), "ops", null);
     assertThat(stale.output()).contains("[REV-030]");
-    Push interlock =
+    CliRunner interlock =
         push(
             shadowDoc(start + 3, "flow.value > 41").replace(">= 95 degC", ">= 90 degC"),
             "ops",
@@ -273,7 +273,7 @@ class ShadowModeGatewayTest {
 
     // Above a running shadow, a newer one needs a number above it too.
     assertThat(push(shadowDoc(start + 5, "flow.value > 41"), "ops", null).exit()).isZero();
-    Push older = push(shadowDoc(start + 4, "flow.value > 42"), "ops", null);
+    CliRunner older = push(shadowDoc(start + 4, "flow.value > 42"), "ops", null);
     assertThat(older.exit()).isEqualTo(1);
     assertThat(older.output())
         .contains("[REV-110]", "not newer than the shadow revision " + (start + 5));
@@ -288,55 +288,12 @@ class ShadowModeGatewayTest {
         + RULES.replace("flow.value > 35", condition);
   }
 
-  private record Push(int exit, String output) {}
-
-  private record Promote(int exit, String output) {}
-
-  private Push push(String document, String keyName, String reviewKeyName) throws IOException {
-    Path file = Files.createTempFile(dir, "revision", ".yaml");
-    Files.writeString(file, document);
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "push",
-                file.toString(),
-                "--broker",
-                broker.url(),
-                "--site",
-                broker.site(),
-                "--timeout",
-                "20s"));
-    if (keyName != null) {
-      args.addAll(List.of("--key", KEYS.resolve(keyName + ".key").toString()));
-    }
-    if (reviewKeyName != null) {
-      args.addAll(List.of("--review-key", KEYS.resolve(reviewKeyName + ".key").toString()));
-    }
-    StringWriter out = new StringWriter();
-    int exit = Main.execute(new PrintWriter(out, true), args.toArray(String[]::new));
-    return new Push(exit, out.toString());
+  private CliRunner push(String document, String keyName, String reviewKeyName) throws IOException {
+    return cli.push(document, keyName, reviewKeyName);
   }
 
-  private Promote promote(long revision, Path from) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "promote",
-                Long.toString(revision),
-                "--broker",
-                broker.url(),
-                "--site",
-                broker.site(),
-                "--key",
-                KEYS.resolve("ops.key").toString(),
-                "--timeout",
-                "20s"));
-    if (from != null) {
-      args.addAll(List.of("--from", from.toString()));
-    }
-    StringWriter out = new StringWriter();
-    int exit = Main.execute(new PrintWriter(out, true), args.toArray(String[]::new));
-    return new Promote(exit, out.toString());
+  private CliRunner promote(long revision, Path from) {
+    return cli.promote(revision, from);
   }
 
   private JsonObject last(String suffix) {

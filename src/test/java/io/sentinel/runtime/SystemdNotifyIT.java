@@ -26,17 +26,11 @@ class SystemdNotifyIT {
     try (NotifySocket socket = new NotifySocket(dir);
         TestDatabase db = TestDatabase.create();
         EmbeddedBroker broker = EmbeddedBroker.start("127.0.0.1", 0)) {
-      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
       ProcessBuilder pb =
           new ProcessBuilder(
-              java,
-              "@" + Path.of("src/main/jvm/edge.options").toAbsolutePath(),
-              "-Dquarkus.http.port=0",
-              "-jar",
-              Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString(),
-              "run",
-              "--site",
-              Path.of("").toAbsolutePath().toString());
+              PackagedGateway.runCommand(
+                  PackagedGateway.edgeOptions("-Dquarkus.http.port=0"),
+                  Path.of("").toAbsolutePath()));
       pb.environment().put("NOTIFY_SOCKET", socket.path.toString());
       pb.environment().put("WATCHDOG_USEC", "1000000");
       pb.environment()

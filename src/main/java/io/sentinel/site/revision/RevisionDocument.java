@@ -32,6 +32,12 @@ public final class RevisionDocument {
   /** The author's signature: by any trusted key. */
   public static final String SIGNATURE = "signature";
 
+  /**
+   * A revision document larger than this is refused unread: by the gateway (REV-008), and by {@code
+   * sentinel push} before anything is published.
+   */
+  public static final int MAX_BYTES = 1 << 20;
+
   /** A reviewer's signature over the same body: by a key marked {@code review: true}. */
   public static final String REVIEW_SIGNATURE = "review_signature";
 
