@@ -74,19 +74,6 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
       return site;
     }
 
-    /**
-     * The arguments of {@code sentinel push FILE} to this broker and site as an operator gives
-     * them, waiting up to 20 s for the status, followed by {@code more} (a key, say).
-     */
-    public String[] pushArgs(Path file, String... more) {
-      List<String> args =
-          new java.util.ArrayList<>(
-              List.of(
-                  "push", file.toString(), "--broker", url, "--site", site, "--timeout", "20s"));
-      args.addAll(List.of(more));
-      return args.toArray(String[]::new);
-    }
-
     /** The gateway's database (sentinel.db.url), to look at what it logged. */
     public TestDatabase database() {
       return database;

@@ -133,6 +133,6 @@ class OperatorFlowGatewayTest {
   }
 
   private CliRunner push(Path file, String... key) {
-    return CliRunner.run(broker.pushArgs(file, key));
+    return new RevisionCli(broker, file.getParent()).push(file, key);
   }
 }
