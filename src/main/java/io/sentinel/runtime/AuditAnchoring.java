@@ -1,5 +1,6 @@
 package io.sentinel.runtime;
 
+import io.sentinel.audit.AnchorCadence;
 import io.sentinel.audit.AuditAnchor;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.site.revision.RevisionKeys;
@@ -25,9 +26,9 @@ import org.jboss.logging.Logger;
 /**
  * Anchors the audit chain (docs/persistence.md, "Audit anchors"): the head of the durable chain
  * (seq, hash), signed with the gateway's own Ed25519 key, published retained on {@code
- * sentinel/<site>/audit/anchor} and kept in {@code audit_anchors}, whenever {@code every} records
- * were added since the last anchor and at least every {@code interval}. The key is made on the
- * first start in the data folder and kept; its public half is logged at every start.
+ * sentinel/<site>/audit/anchor} and kept in {@code audit_anchors} when its {@link AnchorCadence}
+ * says so: every N records and at least every interval. The key is made on the first start in the
+ * data folder and kept; its public half is logged at every start.
  */
 final class AuditAnchoring implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
@@ -40,8 +41,7 @@ final class AuditAnchoring implements AutoCloseable {
   private final Anchors anchors;
   private final MqttConnection mqtt;
   private final InstantSource clock;
-  private final long every;
-  private final Duration interval;
+  private final AnchorCadence cadence;
   private final PrivateKey key;
   private final PublicKey publicKey;
   private final ScheduledExecutorService timer =
@@ -68,8 +68,7 @@ final class AuditAnchoring implements AutoCloseable {
     this.anchors = anchors;
     this.mqtt = mqtt;
     this.clock = clock;
-    this.every = Math.max(1, every);
-    this.interval = interval;
+    this.cadence = new AnchorCadence(Math.max(1, every), interval);
     this.key = key.getPrivate();
     this.publicKey = key.getPublic();
   }
@@ -108,7 +107,7 @@ final class AuditAnchoring implements AutoCloseable {
     LOG.infof(
         "SEN-040 audit anchors on %s every %d records and at least every %s, signed by key %s"
             + " (public key %s)",
-        topic, every, interval, AuditAnchor.fingerprint(pub), pub);
+        topic, cadence.everyRecords(), cadence.atLeastEvery(), AuditAnchor.fingerprint(pub), pub);
     timer.scheduleWithFixedDelay(
         this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -136,12 +135,7 @@ final class AuditAnchoring implements AutoCloseable {
         return;
       }
       Instant now = clock.instant();
-      boolean due =
-          last == null
-              || head.get().seq() - last.seq() >= every
-              || (closing && head.get().seq() != last.seq())
-              || !now.isBefore(last.ts().plus(interval));
-      if (!due) {
+      if (!cadence.due(Optional.ofNullable(last), head.get().seq(), now, closing)) {
         return;
       }
       AuditAnchor a =

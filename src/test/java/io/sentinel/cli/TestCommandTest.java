@@ -129,6 +129,23 @@ class TestCommandTest {
         .contains("fixtures not run");
   }
 
+  /**
+   * Issue 18 item 1: sentinel test refuses a rule set whose two fail-safe interlocks would assert
+   * different values on one point, as validate does, naming file, line and rule, and runs nothing.
+   */
+  @Test
+  void interlocksAssertingDifferentFailValues_failTheTestRun_namingFileLineAndRule() {
+    CliRunner run = CliRunner.run("test", "src/test/resources/sites/violations");
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.output())
+        .contains(
+            "rules/violations.yaml:219: error [RULE-081] rule valve-closes-on-alarm: asserts"
+                + " (fail_value) plant.valve = 100 while rule valve-closes-when-hot"
+                + " (rules/violations.yaml:207) claims it = 0")
+        .contains("fixtures not run")
+        .doesNotContainPattern("(?m)^\\d+ passed");
+  }
+
   private static void emptyTests(Path site) throws Exception {
     try (var files = Files.list(site.resolve("tests"))) {
       for (Path f : files.toList()) {

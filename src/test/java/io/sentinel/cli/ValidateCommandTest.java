@@ -71,6 +71,20 @@ class ValidateCommandTest {
     assertThat(out).doesNotContain("this rule declares no inputs");
   }
 
+  /**
+   * Issue 18: the departure from seed 000's quality trigger example (input loss decides first) is
+   * said by validate itself, naming file, line and rule, and only warned: the rule is valid.
+   */
+  @Test
+  void semanticsSite_aQualityTriggerThatOnlyReachesInputLoss_isWarnedWithFileLineAndRule() {
+    CliRunner run = CliRunner.run("validate", "src/test/resources/sites/semantics");
+    assertThat(run.exit()).as(run.output()).isZero();
+    assertThat(run.output())
+        .containsPattern(
+            "rules/triggers\\.yaml:\\d+: warning \\[RULE-029\\] rule cellar-sensor-lamp: trigger.to:"
+                + " bad, unavailable is input loss for this rule");
+  }
+
   @Test
   void singleFile_isCheckedAgainstTheRegistryAboveIt() {
     CliRunner run = CliRunner.run("validate", VIOLATIONS + "/rules/violations.yaml");

@@ -44,6 +44,14 @@ final class RevisionCli {
     return CliRunner.run(args.toArray(String[]::new));
   }
 
+  /** {@code sentinel push FILE} of a file as it stands, followed by {@code options} (a key). */
+  CliRunner push(Path file, String... options) {
+    List<String> args = new ArrayList<>(List.of("push", file.toString()));
+    args.addAll(gateway());
+    args.addAll(List.of(options));
+    return CliRunner.run(args.toArray(String[]::new));
+  }
+
   /** {@code sentinel promote N --key ops.key [--from FILE]}. */
   CliRunner promote(long revision, Path from) {
     List<String> args = new ArrayList<>(List.of("promote", Long.toString(revision)));

@@ -401,7 +401,7 @@ class RulesetPushGatewayTest {
   }
 
   /** The example site's rules without its fail-safe interlock. */
-  private static String withoutInterlock() {
+  static String withoutInterlock() {
     String boiler = Site.read(Path.of("rules/boiler.yaml"));
     int from = boiler.indexOf("- id: boiler-overheat-cutoff");
     int to = boiler.indexOf("\n- id:", from + 1);

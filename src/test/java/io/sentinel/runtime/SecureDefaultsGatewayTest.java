@@ -90,11 +90,12 @@ class SecureDefaultsGatewayTest {
       before.put(p, value(p));
     }
 
+    // Each sample says the opposite of what the point holds, so that one taken would show.
     Map<String, String> samples =
         Map.of(
-            "boiler.ch1.demand", "true", // GPIO pin 22 is its source
-            "boiler.ch1.pump", "true", // an output
-            "door.main.left-open", "true", // derived
+            "boiler.ch1.demand", opposite(before.get("boiler.ch1.demand")), // GPIO pin 22
+            "boiler.ch1.pump", opposite(before.get("boiler.ch1.pump")), // an output
+            "door.main.left-open", opposite(before.get("door.main.left-open")), // derived
             "boiler.ch1.flow-temp", "99"); // mapped from zigbee2mqtt/boiler-flow
     samples.forEach((point, payload) -> device.publish(broker.topic("points/" + point), payload));
 
@@ -124,6 +125,10 @@ class SecureDefaultsGatewayTest {
     // Not 99 (the mapped topic zigbee2mqtt/boiler-flow is shared by every test on the broker).
     assertThat(value("boiler.ch1.flow-temp")).isNotEqualTo(99);
     device.close();
+  }
+
+  private static String opposite(Object value) {
+    return Boolean.TRUE.equals(value) ? "false" : "true";
   }
 
   private static Object value(String point) {

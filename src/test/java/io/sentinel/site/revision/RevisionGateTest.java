@@ -8,6 +8,7 @@ import io.sentinel.site.yaml.Problems;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -280,6 +281,67 @@ class RevisionGateTest {
     assertThat(r.problems().get(0).message()).contains("changes safety rule");
     assertThat(
             decide(venue, active, reviewed(signed(doc, OPS, venue), REVIEWER), Optional.of(KEYS)))
+        .isInstanceOf(RevisionGate.Accept.class);
+  }
+
+  /**
+   * Issue 17: "a revision that adds, changes, removes or disables an interlock or a safety rule
+   * (band interlock/safety, DSL priority 90-100) needs a review signature": an interlock added, and
+   * a DSL rule moved into 90-100 or out of it; a move within 0-89 needs the author's key alone.
+   */
+  @Test
+  void addingAnInterlock_orMovingADslRuleAcrossPriority90_needsAReview() {
+    String cutoff = BOILER.substring(BOILER.indexOf("- id: boiler-overheat-cutoff"));
+    String added =
+        BOILER + "\n" + cutoff.replace("id: boiler-overheat-cutoff", "id: boiler-overheat-twin");
+    RevisionGate.Reject a =
+        rejected(
+            decide(
+                signed(RevisionDocumentTest.doc(6, added), OPS, RevisionDocumentTest.SITE),
+                Optional.of(KEYS)));
+    assertThat(a.problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.code()).isEqualTo("REV-022");
+              assertThat(p.message()).contains("adds interlock rule boiler-overheat-twin");
+            });
+
+    Site venue = Site.load(Path.of("seeds/venue")).site().orElseThrow();
+    String rules = rulesOf(Path.of("seeds/venue/rules"));
+    RevisionGate.Active active = active(venue, 3, rules);
+    Map<String, String> needsReview =
+        Map.of(
+            "tournament-period-end", rules.replace("priority: 86", "priority: 90"),
+            "cell4-estop-hold", rules.replace("priority: 100", "priority: 89"));
+    needsReview.forEach(
+        (rule, replaced) -> {
+          assertThat(replaced).isNotEqualTo(rules);
+          String doc = "revision: 4\nsite: venue\nrules:\n" + replaced;
+          RevisionGate.Reject r =
+              rejected(decide(venue, active, signed(doc, OPS, venue), Optional.of(KEYS)));
+          // A DSL rule over a zone wildcard runs as one rule a zone (rule@zone): each is named.
+          assertThat(r.problems())
+              .as(rule)
+              .isNotEmpty()
+              .allSatisfy(
+                  p -> {
+                    assertThat(p.code()).isEqualTo("REV-022");
+                    assertThat(p.rule()).startsWith(rule);
+                    assertThat(p.message()).contains("safety rule " + rule);
+                  });
+          assertThat(
+                  decide(
+                      venue,
+                      active,
+                      reviewed(signed(doc, OPS, venue), REVIEWER),
+                      Optional.of(KEYS)))
+              .as(rule + ", reviewed")
+              .isInstanceOf(RevisionGate.Accept.class);
+        });
+    String below =
+        "revision: 4\nsite: venue\nrules:\n" + rules.replace("priority: 86", "priority: 89");
+    assertThat(decide(venue, active, signed(below, OPS, venue), Optional.of(KEYS)))
         .isInstanceOf(RevisionGate.Accept.class);
   }
 
