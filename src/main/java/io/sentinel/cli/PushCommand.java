@@ -107,6 +107,10 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
     URI url = gateway.url();
     Topics topics = new Topics(gateway.site);
     CompletableFuture<JsonNode> status = new CompletableFuture<>();
+    // Set on the client's thread when the broker has taken this publish, so before any answer to
+    // it: a refusal seen earlier is a retained one, whatever its flag says (Moquette drops it).
+    java.util.concurrent.atomic.AtomicBoolean taken =
+        new java.util.concurrent.atomic.AtomicBoolean();
     Mqtt3AsyncClient client =
         MqttConnection.builder(
                 url,
@@ -126,7 +130,9 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
             // answer, since the gateway says nothing new for a revision already active (or
             // already running in shadow).
             String state = s.path("state").asText();
-            if (p.isRetain() && !"active".equals(state) && !"shadow".equals(state)) {
+            if ((p.isRetain() || !taken.get())
+                && !"active".equals(state)
+                && !"shadow".equals(state)) {
               return;
             }
             if (hash.equals(s.path("content_hash").asText())) {
@@ -151,6 +157,7 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
           .qos(MqttQos.AT_LEAST_ONCE)
           .retain(true)
           .send()
+          .whenComplete((ack, failure) -> taken.set(true))
           .get(wait.toMillis(), TimeUnit.MILLISECONDS);
       out.println(
           "published " + file + " to " + topics.ruleset() + " (retained); waiting for its status");
