@@ -91,7 +91,7 @@ public final class EngineLoop {
 
     /**
      * Every message taken in passes up to {@code through} has been acknowledged (handed to the MQTT
-     * client's PUBACK): the mark a restart matches messages delivered again after (V9).
+     * client's PUBACK): the mark a restart matches messages delivered again after (V13).
      */
     default void acknowledged(long through, Instant at) {}
   }

@@ -17,7 +17,7 @@ import org.jboss.logging.Logger;
 /**
  * What the broker can deliver again after a crash (docs/live.md, "Messages delivered again after a
  * crash"): the MQTT samples logged after the last journaled acknowledgement mark ({@code
- * ingest_acknowledged}, migration V9), from PostgreSQL and from the journal's records it has not
+ * ingest_acknowledged}, migration V13), from PostgreSQL and from the journal's records it has not
  * taken yet, in the log's order. Each sample is reduced to the key a delivered sample is matched
  * by: its source (the topic), point, value and device time. The quality is left out: a sample
  * delivered again may arrive stale (its device time aged) where it was live.
