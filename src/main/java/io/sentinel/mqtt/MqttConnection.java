@@ -272,7 +272,11 @@ public final class MqttConnection {
   }
 
   /** Says offline (a clean disconnect sends no will), then disconnects. */
-  public void stop(Duration wait) {
+  /**
+   * Publishes the offline status and disconnects; true when the broker took the DISCONNECT, and
+   * with it (sent before it on the one connection) every PUBACK handed to the client.
+   */
+  public boolean stop(Duration wait) {
     stopping = true;
     try {
       if (connected) {
@@ -280,8 +284,10 @@ public final class MqttConnection {
       }
       (client5 != null ? client5.disconnect() : client.disconnect())
           .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
     } catch (Exception e) {
       LOG.debugf("disconnect: %s", e.getMessage());
+      return false;
     }
   }
 

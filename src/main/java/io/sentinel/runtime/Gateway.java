@@ -448,7 +448,10 @@ public class Gateway {
       gpio = null;
     }
     if (mqtt != null) {
-      mqtt.stop(Duration.ofSeconds(2));
+      if (mqtt.stop(Duration.ofSeconds(2)) && store != null) {
+        // Every PUBACK left before the DISCONNECT: nothing logged so far is delivered again.
+        store.journal().offerStopped(clock.instant());
+      }
       mqtt = null;
     }
     if (broker != null) {

@@ -380,6 +380,15 @@ public final class Journal implements AutoCloseable {
     return enqueue(new RowsItem(List.of(RedeliveryTail.mark(seq, through, at)), List.of(), seq), 1);
   }
 
+  /**
+   * The MQTT client disconnected cleanly after its last PUBACK: no message logged before this
+   * record is delivered again ({@link RedeliveryTail}).
+   */
+  public synchronized long offerStopped(Instant at) {
+    long seq = nextSeq.get();
+    return enqueue(new RowsItem(List.of(RedeliveryTail.stopped(seq, at)), List.of(), seq), 1);
+  }
+
   private long enqueue(Item item, int seqs) {
     offered++;
     if (!queue.offer(item)) {

@@ -57,6 +57,25 @@ final class LogEnd {
    * not at all for one that is not.
    */
   static Answer ask(Pool pool, Feeder.Migrator migrator, Duration patience) {
+    return ask(pool, migrator, patience, QUERY, LogEnd::read);
+  }
+
+  /**
+   * Whether PostgreSQL is there: it answers a trivial query within {@code patience} (a slow first
+   * answer waited for, an absent server not at all).
+   */
+  static boolean there(Pool pool, Duration patience) {
+    return ask(pool, () -> {}, patience, "SELECT 1", rows -> new End(0, 0, AuditRecord.GENESIS))
+        .end()
+        .isPresent();
+  }
+
+  private static Answer ask(
+      Pool pool,
+      Feeder.Migrator migrator,
+      Duration patience,
+      String query,
+      java.util.function.Function<RowSet<io.vertx.sqlclient.Row>, End> reader) {
     long deadline = System.nanoTime() + patience.toNanos();
     boolean migrated = false;
     Future<RowSet<io.vertx.sqlclient.Row>> pending = null;
@@ -68,13 +87,13 @@ final class LogEnd {
           migrated = true;
         }
         if (pending == null) {
-          pending = pool.query(QUERY).execute();
+          pending = pool.query(query).execute();
         }
         long slice =
             Math.max(1, Math.min(TimeUnit.SECONDS.toNanos(1), deadline - System.nanoTime()));
         return new Answer(
             Optional.of(
-                read(
+                reader.apply(
                     pending
                         .toCompletionStage()
                         .toCompletableFuture()

@@ -30,6 +30,13 @@ public final class RedeliveryTail {
   static final String MQTT = "mqtt";
 
   /**
+   * The row a clean stop journals once the MQTT client disconnected after its last PUBACK, {@code
+   * through} its own seq: nothing logged before it is delivered again. A crash leaves the mark
+   * alone, which says only that the PUBACKs were handed to the client.
+   */
+  static final String STOPPED = "mqtt:stopped";
+
+  /**
    * At most this many samples after the mark are kept, the oldest: the broker delivers again from
    * the oldest message it holds unacknowledged, right after the mark (one receive window and the
    * sync the mark lags, a few hundred samples at 5,000/s; more only while acknowledgements stall at
@@ -58,6 +65,11 @@ public final class RedeliveryTail {
    */
   static Row mark(long seq, long through, Instant at) {
     return Rows.row(Table.INGEST_ACKNOWLEDGED, seq, MQTT, Long.toString(through), Rows.text(at));
+  }
+
+  /** The row that journals a clean stop ({@link #STOPPED}). */
+  static Row stopped(long seq, Instant at) {
+    return Rows.row(Table.INGEST_ACKNOWLEDGED, seq, STOPPED, Long.toString(seq), Rows.text(at));
   }
 
   /** Whether a row of the journal is an MQTT sample (a candidate for the tail). */
@@ -97,7 +109,17 @@ public final class RedeliveryTail {
 
   /** The mark a journal row carries, or -1. */
   static long through(Row r) {
-    return r.table() == Table.INGEST_ACKNOWLEDGED ? Long.parseLong(r.value("through")) : -1;
+    return through(r, MQTT);
+  }
+
+  /**
+   * The {@code through} of a journal row of {@code source} ({@link #MQTT}, {@link #STOPPED}), or
+   * -1.
+   */
+  private static long through(Row r, String source) {
+    return r.table() == Table.INGEST_ACKNOWLEDGED && r.value("source").equals(source)
+        ? Long.parseLong(r.value("through"))
+        : -1;
   }
 
   /** The key a sample is matched by; the same for a logged sample and a delivered one. */
@@ -124,8 +146,10 @@ public final class RedeliveryTail {
   static Tail read(
       Pool pool, boolean postgres, List<Row> unfedState, List<Row> unfedTail, Duration timeout) {
     long mark = -1;
+    long stopped = -1;
     for (Row r : unfedState) {
       mark = Math.max(mark, through(r));
+      stopped = Math.max(stopped, through(r, STOPPED));
     }
     TreeMap<Long, String> bySeq = new TreeMap<>();
     if (postgres) {
@@ -133,9 +157,14 @@ public final class RedeliveryTail {
       try {
         for (var r :
             db.await(
-                pool.preparedQuery("SELECT through FROM ingest_acknowledged WHERE source = $1")
-                    .execute(Tuple.of(MQTT)))) {
-          mark = Math.max(mark, r.getLong("through"));
+                pool.preparedQuery(
+                        "SELECT source, through FROM ingest_acknowledged WHERE source IN ($1, $2)")
+                    .execute(Tuple.of(MQTT, STOPPED)))) {
+          if (MQTT.equals(r.getString("source"))) {
+            mark = Math.max(mark, r.getLong("through"));
+          } else {
+            stopped = Math.max(stopped, r.getLong("through"));
+          }
         }
         if (mark >= 0) {
           for (var r :
@@ -178,18 +207,27 @@ public final class RedeliveryTail {
               value(r.value("value")),
               Optional.ofNullable(observed).map(Instant::parse)));
     }
-    List<String> before = new ArrayList<>(bySeq.headMap(mark, true).values());
-    List<String> after = new ArrayList<>(bySeq.tailMap(mark, false).values());
-    if (after.isEmpty()) {
-      // Every message taken was acknowledged (a clean stop journals its last mark after its last
-      // PUBACK): nothing is matched, so that a message queued while the gateway was down that
-      // repeats an older sample's content is taken.
-      return new Tail(mark, List.of());
-    }
+    return new Tail(mark, candidates(bySeq, mark, stopped));
+  }
+
+  /**
+   * The keys a start matches against, in the log's order: the last {@link #BEFORE} at or before the
+   * mark and the first {@link #MAX} after it, less every sample logged before a clean stop ({@code
+   * stopped}, -1: none). A crash can leave the mark past every sample logged (the PUBACKs handed to
+   * the client, not yet sent): those are still delivered again. After a clean stop nothing is
+   * matched, so that a message queued while the gateway was down that repeats an older sample's
+   * content is taken.
+   */
+  static List<String> candidates(TreeMap<Long, String> bySeq, long mark, long stopped) {
+    List<String> before =
+        stopped >= mark
+            ? List.of()
+            : new ArrayList<>(bySeq.subMap(stopped, false, mark, true).values());
+    List<String> after = new ArrayList<>(bySeq.tailMap(Math.max(mark, stopped), false).values());
     List<String> keys =
         new ArrayList<>(before.subList(Math.max(0, before.size() - BEFORE), before.size()));
     keys.addAll(after.subList(0, Math.min(MAX, after.size())));
-    return new Tail(mark, List.copyOf(keys));
+    return List.copyOf(keys);
   }
 
   private static Value value(String json) {

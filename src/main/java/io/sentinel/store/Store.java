@@ -149,11 +149,16 @@ public final class Store implements AutoCloseable {
 
   /**
    * What the broker can deliver again after a crash: the MQTT samples logged after the last
-   * acknowledgement mark (docs/live.md), read at start before MQTT connects.
+   * acknowledgement mark (docs/live.md), read at start before MQTT connects. The mark and the tail
+   * PostgreSQL took are read whenever PostgreSQL is there, even while the journal has not reached
+   * it yet (a cold JVM's first connection slower than the open's 2 s check defers the migration to
+   * the feeder): skipping them would match nothing, and every message logged but not yet
+   * acknowledged at a crash would be logged twice.
    */
   public RedeliveryTail.Tail redeliveryTail() {
+    boolean postgres = !journal.degraded() || LogEnd.there(pool, LogEnd.PATIENCE);
     return RedeliveryTail.read(
-        pool, !journal.degraded(), journal.unfedState(), journal.unfedTail(), READ_TIMEOUT);
+        pool, postgres, journal.unfedState(), journal.unfedTail(), READ_TIMEOUT);
   }
 
   /** Whether PostgreSQL answers a trivial query within {@code timeout}. */

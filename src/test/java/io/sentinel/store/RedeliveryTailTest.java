@@ -93,19 +93,39 @@ class RedeliveryTailTest {
   }
 
   @Test
-  void nothingLoggedAfterTheMark_nothingIsMatched(@TempDir Path dir) throws Exception {
+  void markPastEverythingLogged_aCrash_theSamplesAtTheMarkAreStillMatched(@TempDir Path dir)
+      throws Exception {
+    // The PUBACKs handed to the client and their mark journaled, then SIGKILL before the client
+    // wrote them: the broker delivers 1 and 2 again.
+    RedeliveryTail.Tail tail = tailAfter(dir, false);
+    assertThat(tail.keys()).containsExactly(key(1), key(2));
+  }
+
+  @Test
+  void aCleanStop_nothingIsMatched(@TempDir Path dir) throws Exception {
+    // The client disconnected after its last PUBACK: a queued 1 after the restart is a new sample.
+    RedeliveryTail.Tail tail = tailAfter(dir, true);
+    assertThat(tail.keys()).isEmpty();
+  }
+
+  /** Two samples logged and acknowledged, the mark journaled; then a clean stop or a crash. */
+  private static RedeliveryTail.Tail tailAfter(Path dir, boolean cleanStop) throws Exception {
     try (TestDatabase db = TestDatabase.create()) {
       Pool pool = Store.pool(TestDatabase.VERTX, db.url());
       Journal j =
           Journal.open(pool, Journal.Settings.defaults(dir), (e, p) -> {}, InstantSource.system());
       try {
-        long last = j.offer(pass("mqtt:load", 1), List.of());
-        j.offerAcknowledged(last, T); // a clean stop: the last PUBACK, then its mark
+        j.offer(pass("mqtt:load", 1), List.of());
+        long last = j.offer(pass("mqtt:load", 2), List.of());
+        j.offerAcknowledged(last, T);
+        if (cleanStop) {
+          j.offerStopped(T);
+        }
         assertThat(j.drain(Duration.ofSeconds(30))).isTrue();
         RedeliveryTail.Tail tail =
             RedeliveryTail.read(pool, true, List.of(), List.of(), Duration.ofSeconds(10));
         assertThat(tail.mark()).isEqualTo(last);
-        assertThat(tail.keys()).as("a queued 1 after the restart is a new sample").isEmpty();
+        return tail;
       } finally {
         j.close();
         pool.close();
