@@ -122,6 +122,8 @@ public final class MqttConnection {
   private volatile boolean stopping;
   private volatile String lastFailure;
   private final BacklogMarker marker;
+  private final Outbound outbound = new Outbound(Outbound.QUEUE_LIMIT);
+  private volatile boolean readingPaused;
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
@@ -282,6 +284,8 @@ public final class MqttConnection {
           .get(wait.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       LOG.debugf("disconnect: %s", e.getMessage());
+    } finally {
+      outbound.close();
     }
   }
 
@@ -290,10 +294,40 @@ public final class MqttConnection {
   }
 
   private CompletableFuture<?> send(String topic, byte[] payload, MqttQos qos, boolean retain) {
-    if (client5 != null) {
-      return client5.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
-    }
-    return client.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
+    return outbound.send(
+        () -> {
+          if (client5 != null) {
+            return client5
+                .publishWith()
+                .topic(topic)
+                .payload(payload)
+                .qos(qos)
+                .retain(retain)
+                .send();
+          }
+          return client.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
+        });
+  }
+
+  /**
+   * Stops ({@code true}) or resumes reading from the broker, on this connection and on every later
+   * one until resumed (the gateway's intake bound, docs/runtime.md "Overload"): the broker's
+   * messages then wait in its own memory and the sockets' buffers, not in the gateway's heap.
+   * Returns whether a connection was there to pause.
+   */
+  public boolean pauseReading(boolean pause) {
+    readingPaused = pause;
+    return ReadPause.apply(client5 != null ? client5.getConfig() : client.getConfig(), pause);
+  }
+
+  /** Outgoing publishes waiting for room (none is handed to the client past its bound). */
+  public int outboundWaiting() {
+    return outbound.waiting();
+  }
+
+  /** Outgoing publishes refused because the queue for them was full. */
+  public long outboundRefused() {
+    return outbound.refused();
   }
 
   /** A message: this connect's backlog marker ends the drain; anything else goes inbound. */
@@ -358,6 +392,9 @@ public final class MqttConnection {
       send(marker.topic(), marker.connected(), false);
     } else if (marker != null) {
       marker.nothingQueued();
+    }
+    if (readingPaused) {
+      pauseReading(true); // a new connection reads until told otherwise
     }
     List<Pending> queued;
     synchronized (lock) {
