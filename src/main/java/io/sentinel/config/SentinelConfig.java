@@ -115,6 +115,14 @@ public interface SentinelConfig {
      */
     @WithDefault("1m")
     Duration maxFutureSkew();
+
+    /**
+     * MQTT messages held in memory at most (taken, their passes not yet durable): at this many the
+     * gateway stops reading from the broker until half are acknowledged (docs/runtime.md,
+     * "Overload"). Unset: an eighth of the heap at about 1 KB a message, 500 to 65534 (6,000 with
+     * the edge JVM's 48 MB).
+     */
+    Optional<Long> maxHeld();
   }
 
   /** The engine's flap limits (docs/engine.md); the defaults are EngineLimits.DEFAULT. */

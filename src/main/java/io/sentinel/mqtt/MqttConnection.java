@@ -122,6 +122,8 @@ public final class MqttConnection {
   private volatile boolean stopping;
   private volatile String lastFailure;
   private final BacklogMarker marker;
+  private final Outbound outbound = new Outbound(Outbound.QUEUE_LIMIT);
+  private volatile boolean readingPaused;
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
@@ -271,9 +273,8 @@ public final class MqttConnection {
     return droppedEvents.get();
   }
 
-  /** Says offline (a clean disconnect sends no will), then disconnects. */
   /**
-   * Publishes the offline status and disconnects; true when the broker took the DISCONNECT, and
+   * Says offline (a clean disconnect sends no will), then disconnects and disconnects; true when the broker took the DISCONNECT, and
    * with it (sent before it on the one connection) every PUBACK handed to the client.
    */
   public boolean stop(Duration wait) {
@@ -288,6 +289,8 @@ public final class MqttConnection {
     } catch (Exception e) {
       LOG.debugf("disconnect: %s", e.getMessage());
       return false;
+    } finally {
+      outbound.close();
     }
   }
 
@@ -296,10 +299,40 @@ public final class MqttConnection {
   }
 
   private CompletableFuture<?> send(String topic, byte[] payload, MqttQos qos, boolean retain) {
-    if (client5 != null) {
-      return client5.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
-    }
-    return client.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
+    return outbound.send(
+        () -> {
+          if (client5 != null) {
+            return client5
+                .publishWith()
+                .topic(topic)
+                .payload(payload)
+                .qos(qos)
+                .retain(retain)
+                .send();
+          }
+          return client.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
+        });
+  }
+
+  /**
+   * Stops ({@code true}) or resumes reading from the broker, on this connection and on every later
+   * one until resumed (the gateway's intake bound, docs/runtime.md "Overload"): the broker's
+   * messages then wait in its own memory and the sockets' buffers, not in the gateway's heap.
+   * Returns whether a connection was there to pause.
+   */
+  public boolean pauseReading(boolean pause) {
+    readingPaused = pause;
+    return ReadPause.apply(client5 != null ? client5.getConfig() : client.getConfig(), pause);
+  }
+
+  /** Outgoing publishes waiting for room (none is handed to the client past its bound). */
+  public int outboundWaiting() {
+    return outbound.waiting();
+  }
+
+  /** Outgoing publishes refused because the queue for them was full. */
+  public long outboundRefused() {
+    return outbound.refused();
   }
 
   /** A message: this connect's backlog marker ends the drain; anything else goes inbound. */
@@ -364,6 +397,9 @@ public final class MqttConnection {
       send(marker.topic(), marker.connected(), false);
     } else if (marker != null) {
       marker.nothingQueued();
+    }
+    if (readingPaused) {
+      pauseReading(true); // a new connection reads until told otherwise
     }
     List<Pending> queued;
     synchronized (lock) {

@@ -26,11 +26,17 @@ final class DurableAcks {
   private final AtomicLong unacknowledged = new AtomicLong();
   private volatile long acknowledgedThrough = -1;
   private final AtomicBoolean releaseScheduled = new AtomicBoolean();
+  private volatile Runnable released = () -> {};
 
   DurableAcks(Context context, EngineLoop.PassLog passLog, InstantSource clock) {
     this.context = context;
     this.passLog = passLog;
     this.clock = clock;
+  }
+
+  /** What runs on the engine's context after acknowledgements were released (the intake bound). */
+  void onReleased(Runnable r) {
+    released = r;
   }
 
   /** A message was taken (any thread): its acknowledgement waits for its pass. */
@@ -89,6 +95,7 @@ final class DurableAcks {
     }
     if (acknowledgedThrough != before) {
       passLog.acknowledged(acknowledgedThrough, clock.instant());
+      released.run();
     }
   }
 

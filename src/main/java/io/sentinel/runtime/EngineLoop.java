@@ -174,6 +174,11 @@ public final class EngineLoop {
         });
   }
 
+  /** Runs on the engine's context each time held acknowledgements were released. */
+  public void onReleased(Runnable r) {
+    acks.onReleased(r);
+  }
+
   /** Who hears of a sample the pass could not take ({@link Admission}): counted, not lost. */
   public void onRefused(BiConsumer<Sample, String> handler) {
     this.refused = handler;

@@ -33,6 +33,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +84,8 @@ public class Gateway {
   private HaBridge homeAssistant;
   private AuditAnchoring anchoring;
   private volatile EngineLoop loop;
+  private volatile IntakeBound intake;
+  private MqttIngest ingest;
   private GatewayMetrics metrics;
   private volatile boolean running;
   private Optional<SystemdNotify> notifier = Optional.empty();
@@ -274,7 +277,7 @@ public class Gateway {
     filters.add(topics.pointsFilter());
     filters.addAll(decoder.thirdPartyTopics());
     filters.add(topics.ruleset());
-    MqttConnection.Inbound inbound =
+    ingest =
         new MqttIngest(
             topics,
             decoder,
@@ -285,6 +288,7 @@ public class Gateway {
             () -> redelivery,
             metrics,
             clock);
+    MqttConnection.Inbound inbound = ingest;
     if (homeAssistant != null) {
       filters.add(homeAssistant.commandFilter());
       inbound = homeAssistant.routing(inbound);
@@ -394,6 +398,7 @@ public class Gateway {
                             + ", epoch "
                             + epoch)));
     loop.onFatal(this::engineLost);
+    boundIntake();
     loop.onRefused(
         (sample, why) -> {
           metrics.rejected(io.sentinel.mqtt.RejectReason.INVALID_SAMPLE);
@@ -402,6 +407,36 @@ public class Gateway {
                   + " sentinel_ingest_rejected_total): %s",
               io.sentinel.door.Door.printable(why, 300));
         });
+  }
+
+  /** The intake bound (docs/runtime.md, "Overload"): checked as messages come and go. */
+  private void boundIntake() {
+    MqttConnection connection = mqtt;
+    IntakeBound bound =
+        new IntakeBound(
+            config
+                .ingest()
+                .maxHeld()
+                .orElse(IntakeBound.defaultMax(Runtime.getRuntime().maxMemory())),
+            this::unacknowledged,
+            connection::pauseReading,
+            (event, self) -> {
+              EngineLoop l = loop;
+              if (l != null) {
+                l.onContext(
+                    () -> new io.sentinel.command.PlaneOutput(List.of(event), List.of(self)));
+              }
+            },
+            clock);
+    intake = bound;
+    ingest.onTaken(bound::check);
+    loop.onReleased(bound::check);
+    loop.heartbeat(Optional.of(Duration.ofSeconds(1)), bound::tick);
+  }
+
+  /** The intake bound, for metrics. */
+  public IntakeBound intake() {
+    return intake;
   }
 
   private EngineLimits limits() {

@@ -34,6 +34,7 @@ final class MqttIngest implements MqttConnection.Inbound {
   private final GatewayMetrics metrics;
   private final InstantSource clock;
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
+  private volatile Runnable taken = () -> {};
 
   MqttIngest(
       Topics topics,
@@ -54,6 +55,11 @@ final class MqttIngest implements MqttConnection.Inbound {
     this.redelivery = redelivery;
     this.metrics = metrics;
     this.clock = clock;
+  }
+
+  /** What runs after each message taken, on the client's thread (the intake bound's check). */
+  void onTaken(Runnable r) {
+    taken = r;
   }
 
   @Override
@@ -99,6 +105,7 @@ final class MqttIngest implements MqttConnection.Inbound {
         new EngineLoop.Arrival(delivery.backlog(), facts.waitingSince(decoded)),
         acknowledge);
     metrics.accepted(decoded.samples().size());
+    taken.run();
     for (IngestDecoder.Rejection r : decoded.rejections()) {
       metrics.rejected(r.reason());
       mqtt.get()

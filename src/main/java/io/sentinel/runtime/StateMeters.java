@@ -89,6 +89,22 @@ public class StateMeters {
                     + " the journal")
             .register(registry));
     registered.add(
+        Gauge.builder(
+                "sentinel.ingest.paused",
+                gateway,
+                g -> g.intake() != null && g.intake().paused() ? 1 : 0)
+            .description(
+                "1 while the gateway does not read from the broker: sentinel.ingest.max-held MQTT"
+                    + " messages wait for the journal (docs/runtime.md, Overload), else 0")
+            .register(registry));
+    registered.add(
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                "sentinel.ingest.pauses",
+                gateway,
+                g -> g.intake() == null ? 0 : g.intake().pauses())
+            .description("Times the gateway stopped reading from the broker at its intake bound")
+            .register(registry));
+    registered.add(
         Gauge.builder("sentinel.mqtt.connected", gateway, g -> g.connected() ? 1 : 0)
             .description("1 while the MQTT session is up, else 0")
             .register(registry));

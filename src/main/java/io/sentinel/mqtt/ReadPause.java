@@ -1,0 +1,52 @@
+package io.sentinel.mqtt;
+
+import com.hivemq.client.internal.mqtt.MqttClientConfig;
+import com.hivemq.client.internal.mqtt.MqttClientConnectionConfig;
+import io.netty.channel.Channel;
+import java.lang.reflect.Field;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jboss.logging.Logger;
+
+/**
+ * Stops and resumes reading from the broker on the HiveMQ client's Netty channel ({@code
+ * autoRead}). The client offers no such call: it takes whatever the broker sends inside the Receive
+ * Maximum and queues it in its own memory. With reading stopped the kernel's socket buffers fill,
+ * then the broker's writes to the gateway wait and it keeps the messages itself (inside its window
+ * for the session; past it, up to its queue limits). Reached through the client's internal config
+ * (HiveMQ 1.3: {@code MqttClientConfig.getRawConnectionConfig().getChannel()}; the MQTT 3.1.1 view
+ * wraps it as {@code delegate}); a client without it cannot be paused, which is said once.
+ */
+final class ReadPause {
+  private static final Logger LOG = Logger.getLogger(ReadPause.class);
+  private static final AtomicBoolean SAID = new AtomicBoolean();
+
+  private ReadPause() {}
+
+  /** Returns whether a connected channel was there to pause or resume. */
+  static boolean apply(Object clientConfig, boolean pause) {
+    try {
+      Object config = clientConfig;
+      if (!(config instanceof MqttClientConfig)) {
+        Field delegate = config.getClass().getDeclaredField("delegate");
+        delegate.setAccessible(true);
+        config = delegate.get(config);
+      }
+      MqttClientConnectionConfig connection = ((MqttClientConfig) config).getRawConnectionConfig();
+      Channel channel = connection == null ? null : connection.getChannel();
+      if (channel == null) {
+        return false;
+      }
+      channel.config().setAutoRead(!pause);
+      return true;
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      if (SAID.compareAndSet(false, true)) {
+        LOG.warnf(
+            "SEN-047 the MQTT client's reading cannot be paused (%s): the intake bound"
+                + " (sentinel.ingest.max-held) cannot hold the broker back; the Receive Maximum"
+                + " bounds what the gateway holds",
+            e.toString());
+      }
+      return false;
+    }
+  }
+}
