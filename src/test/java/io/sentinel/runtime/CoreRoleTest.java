@@ -34,6 +34,7 @@ class CoreRoleTest {
         Duration.ofMillis(grace),
         Duration.ofSeconds(timeout));
   }
+
   private final List<CoreRole> roles = new CopyOnWriteArrayList<>();
 
   @AfterEach
