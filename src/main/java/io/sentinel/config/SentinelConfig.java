@@ -295,7 +295,10 @@ public interface SentinelConfig {
     @WithDefault("250ms")
     Duration pollEvery();
 
-    /** How often the running core checks it still holds the lock. */
+    /**
+     * How often the running core checks it still holds the lock; its fence closes by itself when no
+     * check confirmed it for three times this, which must be shorter than the takeover grace.
+     */
     @WithDefault("200ms")
     Duration checkEvery();
 

@@ -46,7 +46,7 @@ final class CoreStatus implements AutoCloseable {
   }
 
   /** {@code standby} or {@code active}, published now or at the next connection. */
-  void set(String state, long epoch) {
+  synchronized void set(String state, long epoch) {
     byte[] next = payload(state, epoch);
     if (!java.util.Arrays.equals(next, current)) {
       current = next;

@@ -203,7 +203,17 @@ public class Gateway {
     loop.start();
     heartbeat = GatewayGpio.openHeartbeat(config);
     if (heartbeat != null) {
-      loop.heartbeat(Optional.of(config.heartbeat().every()), heartbeat::toggle);
+      io.sentinel.gpio.HeartbeatPin pin = heartbeat;
+      // With a standby, only while the fence is open: a core whose lock is unconfirmed gives the
+      // relay no edge, whatever its threads still get to run (docs/standby.md).
+      loop.heartbeat(
+          Optional.of(config.heartbeat().every()),
+          () -> {
+            CoreRole r = role;
+            if (r == null || r.holds()) {
+              pin.toggle();
+            }
+          });
     }
     notifySystemd();
     if (gpio != null) {

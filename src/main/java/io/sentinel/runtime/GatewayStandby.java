@@ -74,18 +74,27 @@ final class GatewayStandby {
               }
 
               @Override
-              public void lost(String why) {
+              public void fenced(String why) {
                 GatewayGpio g = gateway.gpio;
                 if (g != null) {
-                  g.engineLost(why); // at once, before the orderly stop below
+                  g.engineLost(why); // at once, before the orderly stop of lost()
                 }
-                // Fenced already: the retained role says so before the stop, which takes seconds,
-                // so that it never shows two cores active.
+                EngineLoop l = gateway.loop();
+                if (l != null) {
+                  l.stop(() -> {}); // no further pass: nothing it decides could leave anyway
+                }
+                // The retained role says so before the stop, which takes seconds, so that it
+                // never shows two cores active.
                 status.set("standby", 0);
+              }
+
+              @Override
+              public void lost(String why) {
+                fenced(why); // again: the core may have started since, or its start failed
                 io.sentinel.store.Store st = gateway.store;
                 if (st != null) {
                   // The log is the next holder's to write once its grace has passed: this one
-                  // feeds what it can until half that time (the loss is seen within check-every).
+                  // feeds what it can until half that time (the fence closes within its lease).
                   st.journal().stopFeeding(config.standby().takeoverGrace().dividedBy(2));
                 }
                 gateway.stopCore();

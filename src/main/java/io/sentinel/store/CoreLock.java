@@ -161,6 +161,20 @@ public final class CoreLock implements AutoCloseable {
     close();
   }
 
+  /**
+   * Drops the connection at once, even while a {@link #held} on another thread waits for an answer
+   * that may never come (a silent network): that call returns false. The server ends the session,
+   * and frees the lock, once it hears of it: at once on a sound network, after its TCP keepalive on
+   * a silent one.
+   */
+  public void abort() {
+    try {
+      connection.abort(Runnable::run);
+    } catch (SQLException | RuntimeException e) {
+      // closed already: the session is gone either way
+    }
+  }
+
   /** Releases the lock (the session ends). */
   @Override
   public void close() {

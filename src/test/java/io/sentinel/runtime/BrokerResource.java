@@ -35,8 +35,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>Init args: {@code site-dir}, {@code site-prefix}, {@code embedded}, {@code
  * allow-unsigned-revisions} (true: the example site, copied with {@code allow_unsigned_revisions:
  * true} in its site.yaml), {@code substitute-site} (true: the site-dir copied with {@code @SITE@}
- * replaced by the site's name); any other arg is passed through as configuration. GPIO is off
- * unless a test sets {@code sentinel.gpio.platform}.
+ * replaced by the site's name), {@code db-link} (true: the gateway reaches its database through a
+ * {@link SlowLink} the test can stall, {@link Broker#databaseLink}); any other arg is passed
+ * through as configuration. GPIO is off unless a test sets {@code sentinel.gpio.platform}.
  */
 public final class BrokerResource implements QuarkusTestResourceLifecycleManager {
   /** Marks the test's field that receives the {@link Broker}. */
@@ -53,6 +54,7 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     private final BrokerClient recorder;
     private final int embeddedPort;
     private TestDatabase database;
+    private SlowLink databaseLink;
     private final List<BrokerClient.Received> seenByBroker = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger clients =
         new java.util.concurrent.atomic.AtomicInteger();
@@ -77,6 +79,11 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     /** The gateway's database (sentinel.db.url), to look at what it logged. */
     public TestDatabase database() {
       return database;
+    }
+
+    /** The link between the gateway and its database, with init arg {@code db-link=true}. */
+    public SlowLink databaseLink() {
+      return java.util.Objects.requireNonNull(databaseLink, "no db-link=true for this test");
     }
 
     public String topic(String rest) {
@@ -185,7 +192,20 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
                 : args.getOrDefault("site-dir", "."));
     config.put("sentinel.mqtt.reconnect-initial", "100ms");
     config.put("sentinel.mqtt.reconnect-max", "1s");
-    config.put("sentinel.db.url", broker.database.configUrl());
+    String dbUrl = broker.database.configUrl();
+    if ("true".equals(args.get("db-link"))) {
+      io.sentinel.store.DbUrl direct = broker.database.url();
+      try {
+        broker.databaseLink = SlowLink.raw(direct.host(), direct.port());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      dbUrl =
+          dbUrl.replace(
+              "@" + direct.host() + ":" + direct.port() + "/",
+              "@127.0.0.1:" + broker.databaseLink.port() + "/");
+    }
+    config.put("sentinel.db.url", dbUrl);
     config.put("sentinel.journal.dir", spool.toString());
     // Commands over MQTT, where the test's recorder sees them: a test that wants the (mock) pins
     // says sentinel.gpio.platform=mock.
@@ -197,7 +217,8 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
                   "site-prefix",
                   "embedded",
                   "allow-unsigned-revisions",
-                  "substitute-site")
+                  "substitute-site",
+                  "db-link")
               .contains(k)) {
             config.put(k, v);
           }
@@ -256,6 +277,13 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
     try {
       stopBroker();
     } finally {
+      if (broker.databaseLink != null) {
+        try {
+          broker.databaseLink.close();
+        } catch (IOException e) {
+          // closed: nothing passes any more either way
+        }
+      }
       broker.database.close();
     }
   }

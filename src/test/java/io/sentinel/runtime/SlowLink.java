@@ -21,6 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  * backlog takes longer than a warmup deadline. Every packet keeps its place in the stream (a
  * PINGRESP or SUBACK waits behind the PUBLISHes ahead of it, as on a real link); only PUBLISHes are
  * paced. The gateway's side passes as it comes. Unpaced until {@link #publishesPerSecond} is set.
+ *
+ * <p>{@link #raw} makes one for any protocol (a database's), bytes passed as they come. Either kind
+ * can go silent ({@link #stall}: nothing passes either way, every connection stays open, as on a
+ * network that drops everything) and come back with its old connections reset ({@link #reset}).
  */
 final class SlowLink implements AutoCloseable {
   private static final int PUBLISH = 3;
@@ -30,21 +34,53 @@ final class SlowLink implements AutoCloseable {
   private final int brokerPort;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final AtomicLong publishes = new AtomicLong();
+  private final boolean mqtt;
   private volatile long spacingNanos;
+  private volatile boolean stalled;
 
   /** Listens on a free loopback port and connects each client to {@code brokerUrl}. */
   SlowLink(String brokerUrl) throws IOException {
-    URI broker = URI.create(brokerUrl);
-    this.brokerHost = broker.getHost();
-    this.brokerPort = broker.getPort();
+    this(URI.create(brokerUrl).getHost(), URI.create(brokerUrl).getPort(), true);
+  }
+
+  private SlowLink(String host, int port, boolean mqtt) throws IOException {
+    this.brokerHost = host;
+    this.brokerPort = port;
+    this.mqtt = mqtt;
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     Thread acceptor = new Thread(this::accept, "slow-link-accept");
     acceptor.setDaemon(true);
     acceptor.start();
   }
 
+  /** A link to {@code host:port} that passes bytes as they come, whatever the protocol. */
+  static SlowLink raw(String host, int port) throws IOException {
+    return new SlowLink(host, port, false);
+  }
+
   String url() {
     return "tcp://127.0.0.1:" + server.getLocalPort();
+  }
+
+  int port() {
+    return server.getLocalPort();
+  }
+
+  /**
+   * From now on nothing passes, either way, on any connection (what was read is held); the
+   * connections stay open, so neither end hears of it but by its own timeouts.
+   */
+  void stall() {
+    stalled = true;
+  }
+
+  /**
+   * The network back: every connection of the link closed (each end sees it reset), new ones pass.
+   */
+  void reset() {
+    sockets.forEach(SlowLink::closeQuietly);
+    sockets.clear();
+    stalled = false;
   }
 
   /** From now on, the broker's PUBLISHes reach the client at most {@code rate} a second. */
@@ -67,7 +103,7 @@ final class SlowLink implements AutoCloseable {
         sockets.add(client);
         sockets.add(broker);
         start("slow-link-up", () -> copy(client, broker));
-        start("slow-link-down", () -> pace(broker, client));
+        start("slow-link-down", () -> down(broker, client));
       } catch (IOException e) {
         // closed, or the broker refused this one connection: the client sees it closed and retries
       }
@@ -80,13 +116,28 @@ final class SlowLink implements AutoCloseable {
     t.start();
   }
 
-  private static void copy(Socket from, Socket to) {
-    try (InputStream in = from.getInputStream();
-        OutputStream out = to.getOutputStream()) {
-      in.transferTo(out);
+  private void down(Socket from, Socket to) {
+    if (mqtt) {
+      pace(from, to);
+    } else {
+      copy(from, to);
+    }
+  }
+
+  private void copy(Socket from, Socket to) {
+    try {
+      InputStream in = from.getInputStream();
+      OutputStream out = to.getOutputStream();
+      byte[] buffer = new byte[8192];
+      for (int n; (n = in.read(buffer)) >= 0; ) {
+        awaitFlowing(to);
+        out.write(buffer, 0, n);
+        out.flush();
+      }
     } catch (IOException e) {
       // one side went away: both are closed below
     } finally {
+      awaitFlowing(to); // a silent link passes no close either
       closeQuietly(from);
       closeQuietly(to);
     }
@@ -96,8 +147,9 @@ final class SlowLink implements AutoCloseable {
    * Passes whole MQTT packets in order, each PUBLISH at the earliest one spacing after the last.
    */
   private void pace(Socket from, Socket to) {
-    try (DataInputStream in = new DataInputStream(new BufferedInputStream(from.getInputStream()));
-        OutputStream out = new BufferedOutputStream(to.getOutputStream())) {
+    try {
+      DataInputStream in = new DataInputStream(new BufferedInputStream(from.getInputStream()));
+      OutputStream out = new BufferedOutputStream(to.getOutputStream());
       long due = System.nanoTime();
       for (int first; (first = in.read()) >= 0; ) {
         byte[] header = new byte[5];
@@ -120,6 +172,7 @@ final class SlowLink implements AutoCloseable {
           }
           due += spacing;
         }
+        awaitFlowing(to);
         out.write(header, 0, used);
         out.write(body);
         if ((first >> 4) == PUBLISH) {
@@ -132,8 +185,16 @@ final class SlowLink implements AutoCloseable {
     } catch (IOException e) {
       // one side went away: both are closed below
     } finally {
+      awaitFlowing(to); // a silent link passes no close either
       closeQuietly(from);
       closeQuietly(to);
+    }
+  }
+
+  /** While the link is stalled and {@code to} still open. */
+  private void awaitFlowing(Socket to) {
+    while (stalled && !to.isClosed()) {
+      LockSupport.parkNanos(1_000_000L);
     }
   }
 

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * A gateway with a standby configured, on Pi4J's mock pins (site src/test/resources/sites/gpio),
  * and the test as the site's other core: it takes the core lock when the gateway loses it, holds it
- * while the gateway stands by, and lets go for the gateway to take over (docs/standby.md).
+ * while the gateway stands by, and lets go for the gateway to take over. The gateway reaches its
+ * database through a link the test makes silent at the end (docs/standby.md).
  */
 @QuarkusTest
 @WithTestResource(
@@ -42,7 +43,8 @@ import org.junit.jupiter.api.TestMethodOrder;
       @ResourceArg(name = "sentinel.gpio.platform", value = "mock"),
       @ResourceArg(name = "sentinel.standby.enabled", value = "true"),
       @ResourceArg(name = "sentinel.mqtt.client-id", value = "standby-test-core-a"),
-      @ResourceArg(name = "sentinel.heartbeat.pin", value = "6")
+      @ResourceArg(name = "sentinel.heartbeat.pin", value = "6"),
+      @ResourceArg(name = "db-link", value = "true")
     })
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -230,6 +232,54 @@ class StandbyGatewayTest {
         .containsExactly(
             java.util.List.of("1", "standby-test-core-a"),
             java.util.List.of("3", "standby-test-core-a"));
+  }
+
+  @Test
+  @Order(5)
+  void theDatabaseFallsSilent_theFenceClosesByItself_outputsSafeWithinOneSecond_activeAgainAfter()
+      throws Exception {
+    await()
+        .atMost(WAIT)
+        .until(() -> gateway.gpio().isPresent() && airDump().state() == DigitalState.HIGH);
+    DigitalOutput air = airDump();
+    HeartbeatLog beats = heartbeatLog();
+    EngineLoop engine = gateway.loop();
+    await().atMost(WAIT).until(() -> beats.log.changes() >= 4);
+    // Nothing passes to or from the database any more, and no connection is closed: the lock's
+    // check waits for an answer, the server keeps the session and its lock, nobody hears a thing.
+    long stalled = System.nanoTime();
+    broker.databaseLink().stall();
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> air.state() == DigitalState.LOW && !gateway.role().equals("active"));
+    long fenced = System.nanoTime();
+    long safeAfterMs = (fenced - stalled) / 1_000_000;
+    System.out.printf("silent database: outputs safe after %d ms%n", safeAfterMs);
+    assertThat(safeAfterMs).isLessThan(1000);
+    assertThat(lockSessions()).as("the server still holds the lock's session").isEqualTo(1);
+    // No edge for the relay once the fence is closed (at most the pin driven low at the stop), and
+    // no further pass.
+    Thread.sleep(2000);
+    assertThat(engine.passStartedNanos()).isLessThan(fenced + 100_000_000L);
+    assertThat(beats.times().stream().filter(t -> t > fenced + 100_000_000L).count())
+        .isLessThanOrEqualTo(1);
+    // The network back, its connections reset: the session ends, and the gateway, alone, takes the
+    // lock again at the next epoch with its interlocks asserted.
+    broker.databaseLink().reset();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                gateway.role().equals("active")
+                    && gateway.gpio().isPresent()
+                    && airDump().state() == DigitalState.HIGH);
+    assertThat(gateway.epoch()).isEqualTo(4);
+  }
+
+  private long lockSessions() {
+    return db().count(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database ="
+                + " (SELECT oid FROM pg_database WHERE datname = current_database())");
   }
 
   /** The heartbeat pin of the gateway's current start and its edges. */
