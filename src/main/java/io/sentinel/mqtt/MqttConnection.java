@@ -274,8 +274,9 @@ public final class MqttConnection {
   }
 
   /**
-   * Says offline (a clean disconnect sends no will), then disconnects and disconnects; true when the broker took the DISCONNECT, and
-   * with it (sent before it on the one connection) every PUBACK handed to the client.
+   * Says offline (a clean disconnect sends no will), then disconnects; true when the broker took
+   * the DISCONNECT, and with it (sent before it on the one connection) every PUBACK handed to the
+   * client.
    */
   public boolean stop(Duration wait) {
     stopping = true;
