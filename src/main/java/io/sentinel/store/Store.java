@@ -12,8 +12,8 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * The store, opened: the schema migrated (Flyway, over JDBC, once), a reactive pool, the journal
- * and its readers. {@link #open} blocks (it is called at start, before the engine runs); nothing
+ * The store, opened: the schema migrated (Flyway over JDBC, only when not current), a reactive
+ * pool, the journal and its readers. {@link #open} blocks (it is called at start, before the engine runs); nothing
  * after it blocks an event loop.
  */
 public final class Store implements AutoCloseable {
