@@ -13,8 +13,8 @@ import org.jboss.logging.Logger;
 
 /**
  * The store, opened: the schema migrated (Flyway over JDBC, only when not current), a reactive
- * pool, the journal and its readers. {@link #open} blocks (it is called at start, before the engine runs); nothing
- * after it blocks an event loop.
+ * pool, the journal and its readers. {@link #open} blocks (it is called at start, before the engine
+ * runs); nothing after it blocks an event loop.
  */
 public final class Store implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Store.class);
