@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Start time and memory of the gateway: starts `quarkus-run.jar run` on a site RUNS times and
 # reports, per run, the time from the JVM's start to READY=1 (sent after the engine's first pass,
-# io.sentinel.runtime.SystemdNotify), the RSS then and the RSS SETTLE seconds later. Not a test: a
-# measurement, to be quoted with the machine's state (docs/deployment.md, "The edge JVM").
+# io.sentinel.runtime.SystemdNotify), the CPU time the JVM had used by then (user + system, all its
+# threads: on a shared machine far steadier than the wall time), the RSS then and the RSS SETTLE
+# seconds later. Not a test: a measurement, to be quoted with the machine's state
+# (docs/deployment.md, "The edge JVM").
 #
 #   src/main/dist/measure-start.sh [--options FILE] [--java-opts "..."] [--runs N] [--settle S]
-#                                  [--site DIR] [--jar JAR]
+#                                  [--site DIR] [--jar JAR] [--logs DIR]
 #
 # The gateway runs with the options of FILE (default src/main/jvm/edge.options) then --java-opts,
 # on the machine's broker (SENTINEL_MQTT_URL, default the embedded/local one) and database
 # (SENTINEL_DB_URL; unset: the embedded PostgreSQL, whose own processes are not in the RSS), with
 # an HTTP port and a site name of its own so that it disturbs no other gateway on the machine.
+# --logs keeps each run's gateway log there (gateway-N.log), to see where a start went.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 options="$here/src/main/jvm/edge.options"
@@ -19,6 +22,7 @@ runs=3
 settle=5
 site="$here"
 jar="$here/target/quarkus-app/quarkus-run.jar"
+logs=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --options) options="$2"; shift 2 ;;
@@ -27,7 +31,8 @@ while [[ $# -gt 0 ]]; do
     --settle) settle="$2"; shift 2 ;;
     --site) site="$2"; shift 2 ;;
     --jar) jar="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --logs) logs="$2"; mkdir -p "$logs"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "measure-start: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -39,11 +44,12 @@ gateway=""
 cleanup() { [[ -n "$gateway" ]] && kill "$gateway" 2>/dev/null && wait "$gateway" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
+cpu_ms() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.0f", ($14 + $15) * 1000 / t }' "/proc/$1/stat"; }
 rss_mb() { awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 
 echo "options: $( [[ -n "$options" ]] && grep -v '^#' "$options" | tr '\n' ' ')$java_opts"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(java -version 2>&1 | head -1)"
-printf '%-4s %-12s %-12s %-12s\n' run ready_ms rss_ready_mb "rss_${settle}s_mb"
+printf '%-4s %-12s %-12s %-12s %-12s\n' run ready_ms cpu_ready_ms rss_ready_mb "rss_${settle}s_mb"
 for ((i = 1; i <= runs; i++)); do
   sock="$work/notify-$i.sock"
   # The receiver prints the monotonic clock (ms) at which READY=1 arrived, then exits.
@@ -72,10 +78,12 @@ print(int(time.monotonic() * 1000), flush=True)
     kill "$receiver" 2>/dev/null; exit 1
   fi
   ready_ms=$(( $(tail -1 "$work/ready-$i") - start_ms ))
+  cpu_ready=$(cpu_ms "$gateway")
   rss_ready=$(rss_mb "$gateway")
   sleep "$settle"
   rss_settled=$(rss_mb "$gateway")
-  printf '%-4s %-12s %-12s %-12s\n' "$i" "$ready_ms" "$rss_ready" "$rss_settled"
+  printf '%-4s %-12s %-12s %-12s %-12s\n' "$i" "$ready_ms" "$cpu_ready" "$rss_ready" "$rss_settled"
   kill "$gateway"; wait "$gateway" 2>/dev/null || true; gateway=""
+  [[ -n "$logs" ]] && cp "$work/gateway-$i.log" "$logs/gateway-$i.log"
   wait "$receiver" 2>/dev/null || true
 done

@@ -12,9 +12,9 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * The store, opened: the schema migrated (Flyway, over JDBC, once), a reactive pool, the journal
- * and its readers. {@link #open} blocks (it is called at start, before the engine runs); nothing
- * after it blocks an event loop.
+ * The store, opened: the schema migrated (Flyway over JDBC, only when not current), a reactive
+ * pool, the journal and its readers. {@link #open} blocks (it is called at start, before the engine
+ * runs); nothing after it blocks an event loop.
  */
 public final class Store implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Store.class);
@@ -82,11 +82,19 @@ public final class Store implements AutoCloseable {
     DbUrl db = url;
     Optional<Feeder.Migrator> migrate = Optional.of(() -> Migrations.migrate(db));
     if (answers(pool, Duration.ofSeconds(2))) {
-      try {
-        Migrations.migrate(url);
+      if (Migrations.current(pool, Duration.ofSeconds(2))) {
+        LOG.debugf(
+            "SEN-DB-071 schema of %s already at this build's %d migrations: Flyway not needed",
+            url.database(), Migrations.FILES.size());
         migrate = Optional.empty();
-      } catch (RuntimeException e) {
-        LOG.warnf("SEN-DB-013 the schema could not be migrated yet (%s): retried", e.getMessage());
+      } else {
+        try {
+          Migrations.migrate(url);
+          migrate = Optional.empty();
+        } catch (RuntimeException e) {
+          LOG.warnf(
+              "SEN-DB-013 the schema could not be migrated yet (%s): retried", e.getMessage());
+        }
       }
     }
     Journal journal = Journal.open(pool, config.journal(), alarms, clock, migrate);
