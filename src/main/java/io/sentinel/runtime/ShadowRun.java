@@ -32,12 +32,12 @@ import org.jboss.logging.Logger;
 /**
  * The shadow revision of a running gateway (docs/shadow.md): accepted by {@link RulesetTopic}
  * through {@link ShadowGate}, recorded in {@code ruleset_shadow}, run after every active pass on
- * the engine's context ({@link EngineLoop.Follower}) as a {@link ShadowPass}, and reported as it
- * differs: {@code events/shadow-diff}, the retained {@code ruleset/shadow} summary and {@code GET
+ * the engine's context ({@link Follower}) as a {@link ShadowPass}, and reported as it differs:
+ * {@code events/shadow-diff}, the retained {@code ruleset/shadow} summary and {@code GET
  * /api/v1/shadow}. It ends when promoted, superseded by an active revision at or above its number,
  * or replaced by a newer shadow. A defect in it stops the shadow, never the active pass.
  */
-final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
+final class ShadowRun implements Follower, AutoCloseable {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
 
   /** What the worker thread knows of the shadow running (the engine's context holds the rest). */
