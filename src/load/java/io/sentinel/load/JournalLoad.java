@@ -7,6 +7,8 @@ import io.sentinel.point.Quality;
 import io.sentinel.point.Value;
 import io.sentinel.store.DbUrl;
 import io.sentinel.store.Journal;
+import io.sentinel.store.JournalStats;
+import io.sentinel.store.JournalSettings;
 import io.sentinel.store.Migrations;
 import io.sentinel.store.Store;
 import io.vertx.core.Vertx;
@@ -57,7 +59,7 @@ public final class JournalLoad {
     try {
       Migrations.migrate(db);
       Pool pool = Store.pool(vertx, db);
-      Journal.Settings settings = Journal.Settings.defaults(spool);
+      JournalSettings settings = JournalSettings.defaults(spool);
       Journal journal = Journal.open(pool, settings, (e, p) -> System.err.println(e), InstantSource.system());
       PassResult nothing = new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
       Histogram offerNanos = new Histogram(3);
@@ -66,7 +68,7 @@ public final class JournalLoad {
       long end = start + Duration.ofSeconds(seconds).toNanos();
       long warm = start + Duration.ofSeconds(Math.min(5, seconds / 3)).toNanos();
       long writtenAtWarm = -1;
-      Journal.Stats atWarm = null;
+      JournalStats atWarm = null;
       long warmAt = 0;
       long passes = 0;
       while (System.nanoTime() < end) {
@@ -96,11 +98,11 @@ public final class JournalLoad {
         offerNanos.recordValue(System.nanoTime() - a);
         passes++;
       }
-      Journal.Stats atEnd = journal.stats();
+      JournalStats atEnd = journal.stats();
       long writtenAtEnd = atEnd.written();
       long endAt = System.nanoTime();
       journal.drain(Duration.ofSeconds(120));
-      Journal.Stats stats = journal.stats();
+      JournalStats stats = journal.stats();
       journal.close();
       pool.close();
       double secs = (endAt - warmAt) / 1e9;

@@ -1,13 +1,7 @@
 package io.sentinel.mqtt;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3ClientBuilder;
-import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscribe;
-import com.hivemq.client.mqtt.mqtt3.message.subscribe.Mqtt3Subscription;
-import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
-import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscribe;
-import com.hivemq.client.mqtt.mqtt5.message.subscribe.Mqtt5Subscription;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -103,8 +97,7 @@ public final class MqttConnection {
 
   private record Pending(String topic, byte[] payload) {}
 
-  private final Mqtt3AsyncClient client;
-  private final Mqtt5AsyncClient client5;
+  private final MqttSession session;
   private final Settings settings;
   private final String statusTopic;
   private final Supplier<byte[]> onlineStatus;
@@ -177,14 +170,7 @@ public final class MqttConnection {
             this::onConnected,
             this::onDisconnected,
             (topic, payload, retain, ack) -> receive(inbound, topic, payload, retain, ack));
-    this.client5 =
-        settings.mqttVersion() == 5
-            ? MqttClients.session5(settings, statusTopic, offlineStatus, hooks)
-            : null;
-    this.client =
-        settings.mqttVersion() == 5
-            ? null
-            : MqttClients.session3(settings, statusTopic, offlineStatus, hooks);
+    this.session = new MqttSession(settings, statusTopic, offlineStatus, hooks);
   }
 
   /**
@@ -203,31 +189,17 @@ public final class MqttConnection {
 
   /** Connects in the background; failures are retried with backoff. */
   public void start() {
-    CompletableFuture<?> connecting =
-        client5 != null
-            ? client5
-                .connectWith()
-                .cleanStart(false)
-                .noSessionExpiry()
-                .keepAlive((int) settings.keepAlive().toSeconds())
-                .restrictions()
-                .receiveMaximum(settings.receiveMaximum())
-                .applyRestrictions()
-                .send()
-            : client
-                .connectWith()
-                .cleanSession(false)
-                .keepAlive((int) settings.keepAlive().toSeconds())
-                .send();
-    connecting.whenComplete(
-        (ack, error) -> {
-          if (error != null) {
-            // Said by onDisconnected, which hears this attempt and every retry.
-            LOG.debugf(
-                "first connect to %s failed: %s",
-                redacted(), BrokerTls.describe(error, redacted()));
-          }
-        });
+    session
+        .connect()
+        .whenComplete(
+            (ack, error) -> {
+              if (error != null) {
+                // Said by onDisconnected, which hears this attempt and every retry.
+                LOG.debugf(
+                    "first connect to %s failed: %s",
+                    redacted(), BrokerTls.describe(error, redacted()));
+              }
+            });
   }
 
   public boolean connected() {
@@ -284,8 +256,7 @@ public final class MqttConnection {
       if (connected) {
         send(statusTopic, offlineStatus, true).get(wait.toMillis(), TimeUnit.MILLISECONDS);
       }
-      (client5 != null ? client5.disconnect() : client.disconnect())
-          .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      session.disconnect().get(wait.toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (Exception e) {
       LOG.debugf("disconnect: %s", e.getMessage());
@@ -300,19 +271,7 @@ public final class MqttConnection {
   }
 
   private CompletableFuture<?> send(String topic, byte[] payload, MqttQos qos, boolean retain) {
-    return outbound.send(
-        () -> {
-          if (client5 != null) {
-            return client5
-                .publishWith()
-                .topic(topic)
-                .payload(payload)
-                .qos(qos)
-                .retain(retain)
-                .send();
-          }
-          return client.publishWith().topic(topic).payload(payload).qos(qos).retain(retain).send();
-        });
+    return outbound.send(() -> session.send(topic, payload, qos, retain));
   }
 
   /**
@@ -323,7 +282,7 @@ public final class MqttConnection {
    */
   public boolean pauseReading(boolean pause) {
     readingPaused = pause;
-    return ReadPause.apply(client5 != null ? client5.getConfig() : client.getConfig(), pause);
+    return ReadPause.apply(session.config(), pause);
   }
 
   /** Outgoing publishes waiting for room (none is handed to the client past its bound). */
@@ -352,34 +311,6 @@ public final class MqttConnection {
     inbound.message(topic, payload, new Delivery(retain, marker.draining()), acknowledge);
   }
 
-  /** Subscribes to {@code topics} at QoS 1; a failure is logged. */
-  private CompletableFuture<?> subscribe(Collection<String> topics) {
-    CompletableFuture<?> sent;
-    if (client5 != null) {
-      List<Mqtt5Subscription> subs = new ArrayList<>();
-      topics.forEach(
-          f ->
-              subs.add(
-                  Mqtt5Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
-      sent = client5.subscribe(Mqtt5Subscribe.builder().addSubscriptions(subs).build());
-    } else {
-      List<Mqtt3Subscription> subs = new ArrayList<>();
-      topics.forEach(
-          f ->
-              subs.add(
-                  Mqtt3Subscription.builder().topicFilter(f).qos(MqttQos.AT_LEAST_ONCE).build()));
-      sent = client.subscribe(Mqtt3Subscribe.builder().addSubscriptions(subs).build());
-    }
-    return sent.whenComplete(
-        (ack, error) -> {
-          if (error != null && client5 != null) {
-            LOG.errorf("SEN-012 subscribing to %s failed: %s", topics, error.getMessage());
-          } else if (error != null) {
-            LOG.errorf("SEN-009 subscribing to %s failed: %s", topics, error.getMessage());
-          }
-        });
-  }
-
   /**
    * The subscriptions, once, on the first connect (the persistent session keeps them; a broker that
    * lost it gets them again from the client, resubscribeIfSessionExpired). A session the broker
@@ -389,7 +320,7 @@ public final class MqttConnection {
    */
   private void onConnected(boolean sessionPresent) {
     if (subscribed.compareAndSet(false, true)) {
-      subscribe(filters);
+      session.subscribe(filters);
     }
     if (marker != null && sessionPresent) {
       // Not after the SUBACK: the session already has the marker's subscription, and a broker
@@ -414,9 +345,7 @@ public final class MqttConnection {
         redacted(),
         settings.clientId(),
         everConnected ? " again" : wasUnreachable ? " (reachable now)" : "",
-        client5 != null
-            ? "MQTT 5, receive maximum " + settings.receiveMaximum()
-            : "MQTT 3.1.1: the broker's max_inflight_messages is the window");
+        session.window());
     everConnected = true;
     send(statusTopic, onlineStatus.get(), true);
     retained.forEach((topic, payload) -> send(topic, payload, true));

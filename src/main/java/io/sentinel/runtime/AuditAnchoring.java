@@ -73,6 +73,30 @@ final class AuditAnchoring implements AutoCloseable {
     this.publicKey = key.getPublic();
   }
 
+  /** The gateway's anchoring as {@code sentinel.audit.*} configures it (docs/persistence.md). */
+  static AuditAnchoring of(
+      io.sentinel.config.SentinelConfig config,
+      io.sentinel.mqtt.Topics topics,
+      Anchors anchors,
+      MqttConnection mqtt,
+      InstantSource clock) {
+    return new AuditAnchoring(
+        topics.site(),
+        topics.auditAnchor(),
+        anchors,
+        mqtt,
+        clock,
+        config.audit().anchorRecords(),
+        config.audit().anchorInterval(),
+        key(
+            config
+                .audit()
+                .anchorKey()
+                .filter(k -> !k.isBlank())
+                .map(Path::of)
+                .orElseGet(() -> config.home().resolve("audit-anchor.key"))));
+  }
+
   /**
    * The gateway's anchor key, {@code file} (PKCS#8 PEM) and {@code file}.pub: made on first use,
    * the private file readable by its owner only.

@@ -10,8 +10,8 @@ import org.jboss.logging.Logger;
 
 /**
  * The {@link EngineLoop}'s acknowledgements: an MQTT message is acknowledged to its sender once the
- * pass that took it is durable in the log ({@link EngineLoop.PassLog#durableSeq()}), in order.
- * Released on the engine's context.
+ * pass that took it is durable in the log ({@link PassLog#durableSeq()}), in order. Released on the
+ * engine's context.
  */
 final class DurableAcks {
   private static final Logger LOG = Logger.getLogger(EngineLoop.class);
@@ -20,7 +20,7 @@ final class DurableAcks {
   private record PendingAcks(long seq, List<Runnable> acks) {}
 
   private final Context context;
-  private final EngineLoop.PassLog passLog;
+  private final PassLog passLog;
   private final InstantSource clock;
   private final ArrayDeque<PendingAcks> pendingAcks = new ArrayDeque<>();
   private final AtomicLong unacknowledged = new AtomicLong();
@@ -28,7 +28,7 @@ final class DurableAcks {
   private final AtomicBoolean releaseScheduled = new AtomicBoolean();
   private volatile Runnable released = () -> {};
 
-  DurableAcks(Context context, EngineLoop.PassLog passLog, InstantSource clock) {
+  DurableAcks(Context context, PassLog passLog, InstantSource clock) {
     this.context = context;
     this.passLog = passLog;
     this.clock = clock;

@@ -5,24 +5,16 @@ import io.sentinel.command.Driver;
 import io.sentinel.command.PlaneOutput;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.Engine;
-import io.sentinel.engine.PassResult;
 import io.sentinel.engine.SelfPoint;
 import io.sentinel.pass.Admission;
-import io.sentinel.pass.Pass;
-import io.sentinel.passlog.Observation;
 import io.sentinel.point.Sample;
-import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -35,108 +27,13 @@ import org.jboss.logging.Logger;
  * and taken in passes: at most one pass per millisecond while samples keep coming, none while idle,
  * and a timer for whatever the engine or the plane has due next. Nothing here decides anything; it
  * only says what time it is and whether ingest lags.
+ *
+ * <p>This class is what other threads call (offers, requests between passes, reads); the passes
+ * themselves and the state they share are {@link LoopPasses}. Where a pass's outputs go: {@link
+ * Outputs}, {@link PassLog}, {@link Follower}.
  */
-public final class EngineLoop {
+public final class EngineLoop extends LoopPasses {
   private static final Logger LOG = Logger.getLogger(EngineLoop.class);
-  private static final long CYCLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
-  /**
-   * A sample on its way to a pass; {@code ack} (or null) releases the message that carried it;
-   * {@code backlog}: delivered from the broker's queued backlog (docs/live.md).
-   */
-  private record Inbound(Observation observation, Runnable ack, Arrival arrival) {}
-
-  /**
-   * How a message arrived (docs/live.md): from the broker's queued {@code backlog}; {@code
-   * waitingSince}, the device time from which its wait upstream is measured, when it says.
-   */
-  public record Arrival(boolean backlog, Optional<Instant> waitingSince) {
-    public static final Arrival NOW = new Arrival(false, Optional.empty());
-  }
-
-  /** Where a pass's outputs go (publication, logs, metrics); called on the engine's context. */
-  public interface Outputs {
-    void passed(Instant now, PassResult result, PlaneOutput plane, int samples);
-
-    void planeReported(PlaneOutput plane);
-  }
-
-  /**
-   * Where each pass goes to be kept (the store's recorder), called on the engine's context right
-   * after the pass, with the observations in the order the engine took them. Must not wait.
-   */
-  @FunctionalInterface
-  public interface PassLog {
-    PassLog NONE = (now, observations, result) -> -1;
-
-    /**
-     * Keeps one pass; returns the sequence number the log gave its last row, or -1 when it did not
-     * keep it (no log, or the log refused it and said so).
-     */
-    long record(Instant now, List<Observation> observations, PassResult result);
-
-    /** Everything up to this sequence number is durable (the store's journal: on disk). */
-    default long durableSeq() {
-      return Long.MAX_VALUE;
-    }
-
-    /**
-     * Registers what the log calls, on any thread, each time its durable mark has moved: waiting
-     * acknowledgements are released then, not on a timer.
-     */
-    default void onDurable(Runnable moved) {}
-
-    /** The command plane's and the runtime's own events (the engine's are in its pass). */
-    default void events(List<ControlEvent> events) {}
-
-    /**
-     * Every message taken in passes up to {@code through} has been acknowledged (handed to the MQTT
-     * client's PUBACK): the mark a restart matches messages delivered again after (V13).
-     */
-    default void acknowledged(long through, Instant at) {}
-  }
-
-  /**
-   * What runs after each pass on the engine's context, fed what the pass took: a shadow revision
-   * (docs/shadow.md, {@code ShadowRun}). It must not throw, and must not wait.
-   */
-  public interface Follower {
-    Follower NONE = (now, samples, lagging, active, result) -> {};
-
-    void passed(
-        Instant now, List<Sample> samples, boolean lagging, Engine active, PassResult result);
-
-    /** The active engine was handed over to a new rule set at {@code now}. */
-    default void activated(Instant now, Engine active) {}
-
-    /** An operator's request took effect on the active engine, before the pass at {@code now}. */
-    default void operated(BiFunction<Engine, Instant, ?> request, Instant now) {}
-
-    default Optional<Instant> nextDue() {
-      return Optional.empty();
-    }
-  }
-
-  private final Vertx vertx;
-  private final Context context;
-  private Follower follower = Follower.NONE;
-
-  /** The engine (replaced by an activation, on the engine's context only) and the plane. */
-  private final Pass composition;
-
-  private final InstantSource clock;
-  private final IngestLag lag;
-  private final Outputs outputs;
-  private final PassLog passLog;
-  private final ConcurrentLinkedQueue<Inbound> inbox = new ConcurrentLinkedQueue<>();
-  private final DurableAcks acks;
-  private final AtomicBoolean wakeScheduled = new AtomicBoolean();
-  private long timer = -1;
-  private Instant timerDue;
-  private long lastPassNanos = System.nanoTime() - CYCLE_NANOS;
-  private volatile boolean stopped;
-  private volatile Consumer<Throwable> fatal = e -> {};
-  private volatile BiConsumer<Sample, String> refused = (s, why) -> {};
 
   public EngineLoop(
       Vertx vertx,
@@ -146,15 +43,7 @@ public final class EngineLoop {
       Duration lagThreshold,
       Outputs outputs,
       PassLog passLog) {
-    this.vertx = vertx;
-    this.context = vertx.getOrCreateContext();
-    this.composition = new Pass(engine, plane);
-    this.clock = clock;
-    this.lag = new IngestLag(lagThreshold);
-    this.outputs = outputs;
-    this.passLog = passLog;
-    this.acks = new DurableAcks(context, passLog, clock);
-    passLog.onDurable(acks::durableMoved);
+    super(vertx, engine, plane, clock, lagThreshold, outputs, passLog);
   }
 
   /**
@@ -336,18 +225,6 @@ public final class EngineLoop {
     return done;
   }
 
-  private static Observation observation(
-      Sample sample, String source, Optional<Instant> deviceTime) {
-    return new Observation(
-        sample.pointId(), sample.value(), sample.quality(), source, deviceTime, sample.at());
-  }
-
-  private void wake() {
-    if (wakeScheduled.compareAndSet(false, true)) {
-      context.runOnContext(v -> soon());
-    }
-  }
-
   /** When the pass under way (or the last one) started, in {@link System#nanoTime()}. */
   public long passStartedNanos() {
     return lastPassNanos;
@@ -501,129 +378,5 @@ public final class EngineLoop {
           result.complete(answer);
         });
     return result;
-  }
-
-  private void soon() {
-    long since = System.nanoTime() - lastPassNanos;
-    if (since >= CYCLE_NANOS) {
-      pass();
-    } else {
-      vertx.setTimer(1, id -> pass());
-    }
-  }
-
-  /** Time only runs forward for the engine, even if the wall clock steps back. */
-  private Instant now() {
-    Instant now = clock.instant();
-    Instant engineClock = composition.engine().clock();
-    return now.isBefore(engineClock) ? engineClock : now;
-  }
-
-  private void pass() {
-    if (stopped) {
-      return;
-    }
-    wakeScheduled.set(false);
-    lastPassNanos = System.nanoTime();
-    Instant now = now();
-    List<Sample> batch = new ArrayList<>();
-    List<Observation> observations = new ArrayList<>();
-    List<Runnable> messageAcks = new ArrayList<>();
-    lag.begin();
-    Instant engineClock = composition.engine().clock();
-    for (Inbound in; (in = inbox.poll()) != null; ) {
-      Observation o = in.observation();
-      if (in.ack() != null) {
-        messageAcks.add(in.ack());
-      }
-      lag.took(o, in.arrival());
-      Instant received = o.receivedAt();
-      // A sample stamped before the previous pass ran is taken at that pass's instant; the log
-      // keeps the instant the engine took it at, which is what a replay feeds it by.
-      Instant at =
-          received.isBefore(engineClock) ? engineClock : received.isAfter(now) ? now : received;
-      Observation taken =
-          at.equals(received)
-              ? o
-              : new Observation(
-                  o.pointId(), o.value(), o.quality(), o.source(), o.observedAt(), at);
-      Sample sample = taken.toSample();
-      Optional<String> refusal = Admission.refusal(composition.engine().points(), sample);
-      if (refusal.isPresent()) {
-        // One sample the pass cannot hold costs only itself: counted, and left out of the log.
-        refused.accept(sample, refusal.get());
-        continue;
-      }
-      observations.add(taken);
-      batch.add(sample);
-    }
-    boolean lagNow = lag.end(now);
-    // The lag state of a pass holds for every sample it took, each logged at the instant it was
-    // taken: the change is stamped at the first of them, so that a replay feeding them at those
-    // instants takes them all under it (docs/replay.md).
-    Instant lagFrom =
-        observations.stream().map(Observation::receivedAt).min(Instant::compareTo).orElse(now);
-    long[] seq = {-1};
-    try {
-      Pass.Outcome o =
-          composition.run(now, batch, lagNow, (t, r) -> seq[0] = log(t, observations, r));
-      PlaneOutput planeOut = Pass.merge(o.plane(), lag.change(lagNow, lagFrom));
-      logEvents(planeOut);
-      outputs.passed(now, o.result(), planeOut, batch.size());
-      follower.passed(now, batch, lagNow, composition.engine(), o.result());
-    } catch (RuntimeException e) {
-      // A defect must not stop the gateway: the pass is lost and said so, the next one runs.
-      LOG.errorf(e, "SEN-020 engine pass at %s failed with %d samples", now, batch.size());
-    } catch (Error e) {
-      stopped = true;
-      LOG.fatalf(e, "SEN-022 the engine failed at %s: it takes no further pass", now);
-      fatal.accept(e);
-      throw e;
-    }
-    acks.awaitDurable(seq[0], messageAcks);
-    rearm();
-  }
-
-  /** The log must not cost a pass its commands: a failure to hand it over is said, not thrown. */
-  private long log(Instant now, List<Observation> observations, PassResult result) {
-    try {
-      return passLog.record(now, observations, result);
-    } catch (RuntimeException e) {
-      LOG.errorf(e, "SEN-021 pass at %s not handed to the log", now);
-      return -1;
-    }
-  }
-
-  private void logEvents(PlaneOutput out) {
-    if (out.events().isEmpty()) {
-      return;
-    }
-    try {
-      passLog.events(out.events());
-    } catch (RuntimeException e) {
-      LOG.errorf(e, "SEN-026 %d events not handed to the log", out.events().size());
-    }
-  }
-
-  private void rearm() {
-    Optional<Instant> next = composition.nextDue();
-    Optional<Instant> followed = follower.nextDue();
-    if (followed.isPresent() && (next.isEmpty() || followed.get().isBefore(next.get()))) {
-      next = followed;
-    }
-    if (next.isEmpty() || next.get().equals(timerDue)) {
-      return;
-    }
-    vertx.cancelTimer(timer);
-    timerDue = next.get();
-    long nanos = Duration.between(clock.instant(), timerDue).toNanos();
-    long delay = Math.max(1, (nanos + 999_999) / 1_000_000);
-    timer =
-        vertx.setTimer(
-            delay,
-            id -> {
-              timerDue = null;
-              pass();
-            });
   }
 }

@@ -3,16 +3,9 @@ package io.sentinel.runtime;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
-import io.sentinel.command.CommandPlane;
-import io.sentinel.command.CommandSettings;
 import io.sentinel.command.Driver;
 import io.sentinel.config.SentinelConfig;
-import io.sentinel.engine.Engine;
-import io.sentinel.engine.EngineLimits;
-import io.sentinel.engine.RestartState;
-import io.sentinel.engine.StartMode;
 import io.sentinel.mqtt.IngestDecoder;
-import io.sentinel.mqtt.LiveFacts;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.MqttDriver;
 import io.sentinel.mqtt.Topics;
@@ -22,21 +15,15 @@ import io.sentinel.site.revision.RevisionKeys;
 import io.sentinel.store.Journal;
 import io.sentinel.store.PassRecorder;
 import io.sentinel.store.Store;
-import io.sentinel.wire.Payloads;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
@@ -51,9 +38,6 @@ import org.jboss.logging.Logger;
 public class Gateway {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
 
-  /** How often the derived state and the latches are kept while the engine runs. */
-  private static final Duration SNAPSHOT_EVERY = Duration.ofSeconds(10);
-
   @Inject Vertx vertx;
   @Inject MeterRegistry meterRegistry;
   @Inject SentinelConfig config;
@@ -61,35 +45,35 @@ public class Gateway {
 
   final InstantSource clock = InstantSource.system();
   private volatile io.sentinel.gpio.HeartbeatPin heartbeat;
-  private volatile CoreRole role;
+  volatile CoreRole role;
   CoreStatus coreStatus;
   volatile long epoch;
-  private Site site;
-  private Topics topics;
-  private Instant started;
-  private GatewayBroker broker;
-  private MqttConnection mqtt;
-  private MqttDriver driver;
-  private Driver commandDriver;
+  Site site;
+  Topics topics;
+  Instant started;
+  GatewayBroker broker;
+  MqttConnection mqtt;
+  MqttDriver driver;
+  Driver commandDriver;
   volatile GatewayGpio gpio;
   volatile Store store;
 
   /** What the broker may deliver again after a crash, matched before it is taken (docs/live.md). */
-  private volatile Redelivery redelivery = Redelivery.NONE;
+  volatile Redelivery redelivery = Redelivery.NONE;
 
-  private PassRecorder recorder;
-  private volatile RevisionGate.Active active;
-  private RulesetTopic rulesetTopic;
+  PassRecorder recorder;
+  volatile RevisionGate.Active active;
+  RulesetTopic rulesetTopic;
   private volatile ShadowRun shadow;
-  private HaBridge homeAssistant;
+  HaBridge homeAssistant;
   private AuditAnchoring anchoring;
-  private volatile EngineLoop loop;
-  private volatile IntakeBound intake;
-  private MqttIngest ingest;
-  private GatewayMetrics metrics;
+  volatile EngineLoop loop;
+  volatile IntakeBound intake;
+  MqttIngest ingest;
+  GatewayMetrics metrics;
   private volatile boolean running;
   private Optional<SystemdNotify> notifier = Optional.empty();
-  private final AtomicLong sessions = new AtomicLong();
+  final AtomicLong sessions = new AtomicLong();
 
   void onStart(@Observes StartupEvent event) {
     try {
@@ -152,12 +136,12 @@ public class Gateway {
             config.siteDir());
     Optional<RevisionKeys> keys =
         GatewaySite.trustedKeys(config.ruleset().keysFile(), site, topics);
-    registerMetrics();
+    metrics = new GatewayMetrics(meterRegistry);
     broker = GatewayBroker.choose(config.mqtt(), topics);
     homeAssistant =
         GatewayDevices.homeAssistant(config, site, topics, () -> loop, () -> mqtt, clock)
             .orElse(null);
-    mqtt = connection(decoder);
+    mqtt = GatewayMqtt.connection(this, decoder);
     MqttDriver.Outcomes outcomes = new CommandOutcomes(metrics, () -> store, () -> loop, clock);
     driver = new MqttDriver(mqtt, topics, outcomes);
     store = GatewayStore.open(config, vertx, () -> loop, clock);
@@ -166,10 +150,10 @@ public class Gateway {
     active = GatewayStore.startingRevision(store, site, topics, loaded.problems(), started);
     commandDriver = fenced(new JournaledDriver(driver, store.journal(), metrics));
     openGpio(outcomes);
-    startEngine();
+    GatewayEngine.start(this);
     RevisionGate.Trust trust =
         new RevisionGate.Trust(keys, site.basis().settings().allowUnsignedRevisions());
-    shadow = shadowRun(trust);
+    shadow = GatewayEngine.shadow(this, trust);
     rulesetTopic =
         new RulesetTopic(
             site.basis(),
@@ -184,22 +168,7 @@ public class Gateway {
             started,
             metrics,
             shadow);
-    anchoring =
-        new AuditAnchoring(
-            topics.site(),
-            topics.auditAnchor(),
-            store.anchors(),
-            mqtt,
-            clock,
-            config.audit().anchorRecords(),
-            config.audit().anchorInterval(),
-            AuditAnchoring.key(
-                config
-                    .audit()
-                    .anchorKey()
-                    .filter(k -> !k.isBlank())
-                    .map(Path::of)
-                    .orElseGet(() -> config.home().resolve("audit-anchor.key"))));
+    anchoring = AuditAnchoring.of(config, topics, store.anchors(), mqtt, clock);
     loop.start();
     heartbeat = GatewayGpio.openHeartbeat(config);
     if (heartbeat != null) {
@@ -238,27 +207,6 @@ public class Gateway {
         topics.site());
   }
 
-  /** A shadow revision beside the active set (docs/shadow.md): the recorded one runs again. */
-  private ShadowRun shadowRun(RevisionGate.Trust trust) {
-    ShadowRun s =
-        new ShadowRun(
-            site.basis(),
-            topics,
-            trust,
-            () -> loop,
-            mqtt,
-            () ->
-                Optional.ofNullable(store)
-                    .filter(st -> !st.journal().degraded())
-                    .map(Store::shadows),
-            clock,
-            limits(),
-            commandSettings());
-    loop.follow(s);
-    s.restore(active);
-    return s;
-  }
-
   /** The shadow revision's summary as {@code GET /api/v1/shadow} gives it. */
   public io.vertx.core.json.JsonObject shadowSummary() {
     ShadowRun s = shadow;
@@ -276,63 +224,6 @@ public class Gateway {
             loop.heartbeat(
                 n.beatEvery(),
                 () -> n.beat("site " + topics.site() + ", revision " + activeRevision())));
-  }
-
-  private void registerMetrics() {
-    metrics = new GatewayMetrics(meterRegistry);
-  }
-
-  private MqttConnection connection(IngestDecoder decoder) {
-    Set<String> filters = new LinkedHashSet<>();
-    filters.add(topics.pointsFilter());
-    filters.addAll(decoder.thirdPartyTopics());
-    filters.add(topics.ruleset());
-    ingest =
-        new MqttIngest(
-            topics,
-            decoder,
-            new LiveFacts(site.ruleSet().registry(), config.ingest().maxFutureSkew()),
-            () -> loop,
-            () -> rulesetTopic,
-            () -> mqtt,
-            () -> redelivery,
-            metrics,
-            clock);
-    MqttConnection.Inbound inbound = ingest;
-    if (homeAssistant != null) {
-      filters.add(homeAssistant.commandFilter());
-      inbound = homeAssistant.routing(inbound);
-    }
-    return new MqttConnection(
-        broker.settings(config.mqtt(), GatewayBroker.coreClientId(config, topics.site())),
-        topics.status(),
-        () -> Payloads.status("online", Optional.of(activeRevision()), started),
-        Payloads.status("offline", Optional.empty(), started),
-        filters,
-        inbound,
-        new MqttConnection.Listener() {
-          @Override
-          public void connected() {
-            metrics.mqttConnected(sessions.getAndIncrement() == 0);
-            readinessChanged();
-          }
-
-          @Override
-          public void disconnected(String cause) {
-            readinessChanged();
-          }
-
-          @Override
-          public void draining(boolean draining) {
-            EngineLoop l = loop;
-            if (l != null) {
-              l.draining(draining);
-            }
-          }
-        },
-        topics.root()
-            + "ingest/marker/"
-            + GatewayBroker.coreClientId(config, topics.site()).replaceAll("[+#/]", "_"));
   }
 
   /** Every GPIO output in its safe state before the engine's first pass (docs/gpio.md). */
@@ -354,110 +245,9 @@ public class Gateway {
     }
   }
 
-  /** The cold engine with the last state restored, its command plane, and the loop around them. */
-  private void startEngine() {
-    Engine engine = new Engine(active.ruleSet(), started, StartMode.COLD, limits());
-    RestartState kept = GatewayStore.restore(store, engine, active.revision());
-    recorder =
-        new PassRecorder(
-            store.journal(), engine, active.ruleSet(), active.revision(), SNAPSHOT_EVERY);
-    recorder.restored(kept.overrides());
-    // A command id names the holder's epoch (docs/standby.md): e7.<start> /<point>/.../
-    String commandIds =
-        (role == null ? "" : "e" + epoch + ".") + Long.toString(started.toEpochMilli(), 36);
-    if (role != null) {
-      recorder.tenure(GatewayBroker.coreClientId(config, topics.site()), epoch, commandIds);
-    }
-    CommandPlane plane =
-        new CommandPlane(
-            active.ruleSet(),
-            spec -> {
-              Optional<Driver> pin = gpio == null ? Optional.empty() : gpio.driverOf(spec);
-              if (pin.isPresent()) {
-                return pin.get();
-              }
-              driver.serve(spec);
-              return commandDriver;
-            },
-            commandSettings(),
-            commandIds);
-    loop =
-        new EngineLoop(
-            vertx,
-            engine,
-            plane,
-            clock,
-            config.ingest().lagThreshold(),
-            GatewayDevices.stateTopics(
-                config,
-                site,
-                topics,
-                mqtt,
-                vertx,
-                new GatewayOutputs(mqtt, topics, metrics, passTap, () -> loop)),
-            new JournalPassLog(
-                recorder,
-                store.journal(),
-                JournalPassLog.started(
-                    active.revision(),
-                    started,
-                    role == null
-                        ? ""
-                        : "; active core "
-                            + GatewayBroker.coreClientId(config, topics.site())
-                            + ", epoch "
-                            + epoch)));
-    loop.onFatal(this::engineLost);
-    boundIntake();
-    loop.onRefused(
-        (sample, why) -> {
-          metrics.rejected(io.sentinel.mqtt.RejectReason.INVALID_SAMPLE);
-          LOG.warnf(
-              "SEN-101 a sample the pass cannot hold was dropped alone (counted in"
-                  + " sentinel_ingest_rejected_total): %s",
-              io.sentinel.door.Door.printable(why, 300));
-        });
-  }
-
-  /** The intake bound (docs/runtime.md, "Overload"): checked as messages come and go. */
-  private void boundIntake() {
-    MqttConnection connection = mqtt;
-    IntakeBound bound =
-        new IntakeBound(
-            config
-                .ingest()
-                .maxHeld()
-                .orElse(IntakeBound.defaultMax(Runtime.getRuntime().maxMemory())),
-            this::unacknowledged,
-            connection::pauseReading,
-            (event, self) -> {
-              EngineLoop l = loop;
-              if (l != null) {
-                l.onContext(
-                    () -> new io.sentinel.command.PlaneOutput(List.of(event), List.of(self)));
-              }
-            },
-            clock);
-    intake = bound;
-    ingest.onTaken(bound::check);
-    loop.onReleased(bound::check);
-    loop.heartbeat(Optional.of(Duration.ofSeconds(1)), bound::tick);
-  }
-
-  /** The intake bound, for metrics. */
+  /** The intake bound, for metrics (docs/runtime.md, "Overload"). */
   public IntakeBound intake() {
     return intake;
-  }
-
-  private EngineLimits limits() {
-    SentinelConfig.Limits l = config.limits();
-    return new EngineLimits(
-        l.evaluationsPerRule(), l.evaluationWindow(), l.claimChangesPerPoint(), l.claimWindow());
-  }
-
-  private CommandSettings commandSettings() {
-    return new CommandSettings(
-        config.command().interlockBound(), config.command().convergenceBound());
   }
 
   private synchronized void stop() {
@@ -478,7 +268,7 @@ public class Gateway {
       shadow = null;
     }
     if (loop != null) {
-      stopEngine();
+      GatewayEngine.stop(this);
     }
     if (anchoring != null) {
       anchoring.close(); // the last durable head anchored, before MQTT and the store go
@@ -506,32 +296,6 @@ public class Gateway {
     if (store != null) {
       closeStore();
     }
-  }
-
-  private void stopEngine() {
-    // The last snapshot is taken on the engine's thread, after its last pass.
-    EngineLoop stopping = loop;
-    PassRecorder last = recorder;
-    loop.stop(
-            () -> {
-              if (last != null) {
-                last.snapshot(clock.instant());
-              }
-            })
-        .orTimeout(5, TimeUnit.SECONDS)
-        .exceptionally(
-            e -> {
-              LOG.warnf("SEN-DB-054 no final snapshot of derived state and latches: %s", e);
-              return null;
-            })
-        .join();
-    // What the last passes took is acknowledged to the broker once the store has it on disk;
-    // what is still not durable after the wait is delivered again to the next session.
-    if (store != null && mqtt != null) {
-      store.journal().flush(Duration.ofSeconds(5));
-      stopping.acknowledgeDurable().orTimeout(2, TimeUnit.SECONDS).exceptionally(e -> null).join();
-    }
-    loop = null;
   }
 
   private void closeStore() {
@@ -562,7 +326,7 @@ public class Gateway {
   }
 
   /** The engine failed for good: outputs to their safe states, and liveness says so. */
-  private void engineLost(Throwable cause) {
+  void engineLost(Throwable cause) {
     running = false;
     GatewayGpio g = gpio;
     if (g != null) {
@@ -576,7 +340,7 @@ public class Gateway {
   }
 
   /** MQTT's connection came or went: the command plane hears it (not once the gateway stopped). */
-  private void readinessChanged() {
+  void readinessChanged() {
     EngineLoop l = loop;
     if (l != null) {
       l.readinessChanged(commandDriver);

@@ -37,13 +37,13 @@ final class GatewayDevices {
   }
 
   /** The pass's outputs, with the state topics of the points that publish theirs in front. */
-  static EngineLoop.Outputs stateTopics(
+  static Outputs stateTopics(
       SentinelConfig config,
       Site site,
       Topics topics,
       MqttConnection mqtt,
       Vertx vertx,
-      EngineLoop.Outputs outputs) {
+      Outputs outputs) {
     Set<String> points = statePoints(config, site);
     if (points.isEmpty()) {
       return outputs;

@@ -19,7 +19,7 @@ import org.jboss.logging.Logger;
  * events/<kind>} for control events and actions (notify, pulse), retained {@code self/<name>}; and
  * the same to the operator page's live feed ({@link PassTap}).
  */
-final class GatewayOutputs implements EngineLoop.Outputs {
+final class GatewayOutputs implements Outputs {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
 
   private final MqttConnection mqtt;

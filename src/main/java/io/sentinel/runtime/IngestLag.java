@@ -55,7 +55,7 @@ final class IngestLag {
     fromBacklog = 0;
   }
 
-  void took(Observation o, EngineLoop.Arrival arrival) {
+  void took(Observation o, Arrival arrival) {
     if (arrival.backlog()) {
       backlog = true;
       fromBacklog++;

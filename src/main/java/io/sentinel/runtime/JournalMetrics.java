@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sentinel.store.Journal;
+import io.sentinel.store.JournalStats;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -110,12 +111,12 @@ final class JournalMetrics {
     return current;
   }
 
-  private static Journal.Stats stats() {
+  private static JournalStats stats() {
     return current.stats();
   }
 
   private static void gauge(
-      MeterRegistry r, String name, String unit, String help, ToDoubleFunction<Journal.Stats> f) {
+      MeterRegistry r, String name, String unit, String help, ToDoubleFunction<JournalStats> f) {
     Gauge.builder(name, JournalMetrics.class, c -> f.applyAsDouble(stats()))
         .baseUnit(unit)
         .description(help)
@@ -123,7 +124,7 @@ final class JournalMetrics {
   }
 
   private static void counter(
-      MeterRegistry r, String name, String help, ToDoubleFunction<Journal.Stats> f) {
+      MeterRegistry r, String name, String help, ToDoubleFunction<JournalStats> f) {
     FunctionCounter.builder(name, JournalMetrics.class, c -> f.applyAsDouble(stats()))
         .description(help)
         .register(r);

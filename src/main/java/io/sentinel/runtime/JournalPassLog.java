@@ -12,7 +12,7 @@ import java.util.List;
  * The engine loop's log in the gateway: passes through the recorder, marks from the journal. The
  * first pass is preceded by the start's event ({@code started}, given the pass's instant).
  */
-final class JournalPassLog implements EngineLoop.PassLog {
+final class JournalPassLog implements PassLog {
   private final PassRecorder recorder;
   private final Journal journal;
   private java.util.function.Function<Instant, ControlEvent> started;

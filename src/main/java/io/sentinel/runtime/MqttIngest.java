@@ -102,7 +102,7 @@ final class MqttIngest implements MqttConnection.Inbound {
         decoded.samples(),
         source,
         decoded.deviceTime(),
-        new EngineLoop.Arrival(delivery.backlog(), facts.waitingSince(decoded)),
+        new Arrival(delivery.backlog(), facts.waitingSince(decoded)),
         acknowledge);
     metrics.accepted(decoded.samples().size());
     taken.run();

@@ -18,7 +18,6 @@ import io.sentinel.site.yaml.Problem;
 import io.sentinel.store.ShadowRevisions;
 import io.sentinel.wire.Payloads;
 import io.vertx.core.json.JsonObject;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
@@ -33,12 +32,12 @@ import org.jboss.logging.Logger;
 /**
  * The shadow revision of a running gateway (docs/shadow.md): accepted by {@link RulesetTopic}
  * through {@link ShadowGate}, recorded in {@code ruleset_shadow}, run after every active pass on
- * the engine's context ({@link EngineLoop.Follower}) as a {@link ShadowPass}, and reported as it
- * differs: {@code events/shadow-diff}, the retained {@code ruleset/shadow} summary and {@code GET
+ * the engine's context ({@link Follower}) as a {@link ShadowPass}, and reported as it differs:
+ * {@code events/shadow-diff}, the retained {@code ruleset/shadow} summary and {@code GET
  * /api/v1/shadow}. It ends when promoted, superseded by an active revision at or above its number,
  * or replaced by a newer shadow. A defect in it stops the shadow, never the active pass.
  */
-final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
+final class ShadowRun implements Follower, AutoCloseable {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
 
   /** What the worker thread knows of the shadow running (the engine's context holds the rest). */
@@ -331,7 +330,8 @@ final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
       LOG.infof(
           "SEN-166 shadow revision %d %s %s",
           report.about().revision(), d.differs() ? "differs:" : "agrees:", ShadowReport.line(d));
-      mqtt.publishEvent(topics.events("shadow-diff"), bytes(report.event(d, o, activeRevision)));
+      mqtt.publishEvent(
+          topics.events("shadow-diff"), Payloads.bytes(report.event(d, o, activeRevision)));
     }
     if (!changed.isEmpty() || summary == null || !"running".equals(summary.getString("state"))) {
       publishOnContext("running");
@@ -344,7 +344,7 @@ final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
     }
     JsonObject s = report.summary(state, activeRevision, pass.open(), clock.instant());
     summary = s;
-    mqtt.publishRetained(shadowTopic(), bytes(s));
+    mqtt.publishRetained(shadowTopic(), Payloads.bytes(s));
     return PlaneOutput.NONE;
   }
 
@@ -353,7 +353,7 @@ final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
         report.summary(state, activeRevision, pass.open(), clock.instant()).put("ended_by", by);
     summary = state.equals("replaced") ? null : s;
     if (!state.equals("replaced")) {
-      mqtt.publishRetained(shadowTopic(), bytes(s));
+      mqtt.publishRetained(shadowTopic(), Payloads.bytes(s));
     }
     mqtt.publishEvent(
         topics.events("shadow-ended"),
@@ -396,9 +396,5 @@ final class ShadowRun implements EngineLoop.Follower, AutoCloseable {
 
   String shadowTopic() {
     return topics.rulesetShadow();
-  }
-
-  private static byte[] bytes(JsonObject o) {
-    return o.encode().getBytes(StandardCharsets.UTF_8);
   }
 }

@@ -28,7 +28,7 @@ import java.util.function.BiConsumer;
  * outputs; the gateway never subscribes to these topics, and a {@code source.mqtt} under its own
  * root is refused at start, so a state is never read back as a sample.
  */
-final class StateTopics implements EngineLoop.Outputs {
+final class StateTopics implements Outputs {
   /** Which points publish: {@code own} (GPIO inputs, derived points), {@code all}, {@code none}. */
   enum Which {
     OWN,
@@ -46,7 +46,7 @@ final class StateTopics implements EngineLoop.Outputs {
     }
   }
 
-  private final EngineLoop.Outputs next;
+  private final Outputs next;
   private final MqttConnection mqtt;
   private final Topics topics;
   private final Set<String> published;
@@ -64,7 +64,7 @@ final class StateTopics implements EngineLoop.Outputs {
    * @param later runs a task after a delay on the engine's context
    */
   StateTopics(
-      EngineLoop.Outputs next,
+      Outputs next,
       MqttConnection mqtt,
       Topics topics,
       Set<String> published,

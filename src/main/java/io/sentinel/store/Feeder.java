@@ -49,7 +49,7 @@ final class Feeder {
   private final Pool pool;
   private final RowWriter writer;
   private final DeadLetters deadLetters;
-  private final Journal.Settings settings;
+  private final JournalSettings settings;
   private final Migrator migrator;
   private final Events events;
   private final InstantSource clock;
@@ -79,7 +79,7 @@ final class Feeder {
       SegmentLog log,
       Supplier<Position> durableEnd,
       Pool pool,
-      Journal.Settings settings,
+      JournalSettings settings,
       FedState fed,
       java.util.Optional<Migrator> migrator,
       Events events,

@@ -2,13 +2,11 @@ package io.sentinel.store;
 
 import io.sentinel.audit.AuditChain;
 import io.sentinel.audit.AuditEntry;
-import io.sentinel.door.Door;
 import io.sentinel.engine.ControlEvent;
 import io.sentinel.engine.SelfPoint;
 import io.sentinel.passlog.PassRecord;
 import io.sentinel.point.Value;
 import io.sentinel.store.wal.GroupCommit;
-import io.sentinel.store.wal.Position;
 import io.sentinel.store.wal.SegmentLog;
 import io.sentinel.store.wal.TornTail;
 import io.vertx.sqlclient.Pool;
@@ -17,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -25,6 +22,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongFunction;
 import org.jboss.logging.Logger;
 
 /**
@@ -46,87 +44,6 @@ public final class Journal implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Journal.class);
 
   /**
-   * @param queueCapacity offers waiting for the writer
-   * @param batchRows rows per PostgreSQL transaction at most
-   * @param dir the journal's folder (never inside a site folder)
-   * @param maxBytes the journal's bound on disk
-   * @param segmentBytes one segment file's size (kept at most a quarter of the bound)
-   * @param writeTimeout a PostgreSQL batch not committed within this is retried
-   * @param retryEvery the first wait before PostgreSQL is tried again; doubled up to {@code
-   *     retryMax}
-   * @param retention observation partitions older than this are dropped
-   * @param stuckAfter the journal unable to move this long is a stall: liveness goes down ({@link
-   *     #stall()})
-   */
-  public record Settings(
-      int queueCapacity,
-      int batchRows,
-      Path dir,
-      long maxBytes,
-      long segmentBytes,
-      Duration writeTimeout,
-      Duration retryEvery,
-      Duration retryMax,
-      Duration retention,
-      Duration stuckAfter) {
-    public static Settings defaults(Path dir) {
-      return new Settings(
-          20_000,
-          5_000,
-          dir,
-          1024L << 20,
-          64L << 20,
-          Duration.ofSeconds(5),
-          Duration.ofMillis(500),
-          Duration.ofSeconds(10),
-          Duration.ofDays(30),
-          Duration.ofSeconds(60));
-    }
-
-    public Settings withBound(long maxBytes, long segmentBytes) {
-      return new Settings(
-          queueCapacity,
-          batchRows,
-          dir,
-          maxBytes,
-          segmentBytes,
-          writeTimeout,
-          retryEvery,
-          retryMax,
-          retention,
-          stuckAfter);
-    }
-
-    public Settings withQueue(int capacity) {
-      return new Settings(
-          capacity,
-          batchRows,
-          dir,
-          maxBytes,
-          segmentBytes,
-          writeTimeout,
-          retryEvery,
-          retryMax,
-          retention,
-          stuckAfter);
-    }
-
-    public Settings withRetry(Duration every, Duration max) {
-      return new Settings(
-          queueCapacity,
-          batchRows,
-          dir,
-          maxBytes,
-          segmentBytes,
-          writeTimeout,
-          every,
-          max,
-          retention,
-          stuckAfter);
-    }
-  }
-
-  /**
    * Where the journal's own alarms go (the runtime publishes them as it publishes the engine's).
    */
   @FunctionalInterface
@@ -134,67 +51,26 @@ public final class Journal implements AutoCloseable {
     void raised(ControlEvent event, SelfPoint selfPoint);
   }
 
-  /**
-   * Counters, for metrics and tests: offers taken, rows PostgreSQL committed, records counted lost,
-   * the durable mark, whether PostgreSQL is behind, the journal's bytes and segments on disk, its
-   * syncs (count, total and longest seconds), rows set aside, PostgreSQL's batches (count, total
-   * seconds) and how long it has been behind.
-   */
-  public record Stats(
-      long offered,
-      long written,
-      long lost,
-      long durableSeq,
-      boolean degraded,
-      long bytes,
-      int segments,
-      long syncs,
-      double syncSeconds,
-      double maxSyncSeconds,
-      long records,
-      long deadLetters,
-      long feedBatches,
-      double feedSeconds,
-      double feedLagSeconds) {}
-
-  sealed interface Item {
-    long lastSeq();
-  }
-
-  private record PassItem(long firstSeq, int seqs, PassRecord pass, List<AuditEntry> audit)
-      implements Item {
-    public long lastSeq() {
-      return firstSeq + seqs - 1;
-    }
-  }
-
-  private record RowsItem(List<Row> rows, List<AuditEntry> audit, long lastSeq) implements Item {}
-
-  private final BlockingQueue<Item> queue;
-  private final Settings settings;
+  private final BlockingQueue<JournalItem> queue;
+  private final JournalSettings settings;
   private final SegmentLog log;
-  private final GroupCommit<Item> commit;
+  private final GroupCommit<JournalItem> commit;
   private final Feeder feeder;
-  private final Alarms alarms;
-  private final InstantSource clock;
-  private final AuditChain chain;
-  private final RowCodec codec = new RowCodec();
   private final Recovered recovered;
   private final AtomicLong nextSeq;
   private volatile long durableSeq;
   private volatile Runnable durableMoved = () -> {};
   private volatile long lastOffered;
   private final JournalWatch watch;
+  private final JournalSignals signals;
   private volatile boolean full;
   private volatile boolean feedStopped;
   private final AtomicLong lost = new AtomicLong();
-  private long lostReported;
   private long offered;
-  private boolean overflowing;
 
   private Journal(
       Pool pool,
-      Settings settings,
+      JournalSettings settings,
       SegmentLog log,
       Recovered recovered,
       FedState fed,
@@ -204,10 +80,9 @@ public final class Journal implements AutoCloseable {
     this.settings = settings;
     this.log = log;
     this.recovered = recovered;
-    this.alarms = alarms;
-    this.clock = clock;
     this.watch = new JournalWatch(settings.stuckAfter(), System::nanoTime);
-    this.chain = new AuditChain(recovered.auditSeq(), recovered.auditHead());
+    this.signals = new JournalSignals(this, alarms, watch, clock);
+    AuditChain chain = new AuditChain(recovered.auditSeq(), recovered.auditHead());
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
     this.nextSeq = new AtomicLong(recovered.lastSeq() + 1);
     this.durableSeq = recovered.lastSeq();
@@ -216,32 +91,18 @@ public final class Journal implements AutoCloseable {
         new GroupCommit<>(
             log,
             queue,
-            new GroupCommit.Encoder<>() {
-              @Override
-              public GroupCommit.Encoded encode(Item item) {
-                List<Row> rows = rowsOf(item);
-                if (rows.isEmpty()) {
-                  return GroupCommit.Encoded.NONE;
-                }
-                return new GroupCommit.Encoded(codec.encode(rows), codec.length());
-              }
-
-              @Override
-              public long mark(Item item) {
-                return item.lastSeq();
-              }
-            },
+            JournalItem.encoder(chain),
             settings.maxBytes(),
             4096,
-            new DiskListener(),
+            signals,
             "sentinel-journal");
     this.feeder =
-        new Feeder(log, commit::durableEnd, pool, settings, fed, migrator, new FeedEvents(), clock);
+        new Feeder(log, commit::durableEnd, pool, settings, fed, migrator, signals, clock);
   }
 
   /** Opens the journal on a migrated database (tests, tools). */
-  public static Journal open(Pool pool, Settings settings, Alarms alarms, InstantSource clock)
-      throws IOException {
+  public static Journal open(
+      Pool pool, JournalSettings settings, Alarms alarms, InstantSource clock) throws IOException {
     return open(pool, settings, alarms, clock, Optional.empty());
   }
 
@@ -253,12 +114,12 @@ public final class Journal implements AutoCloseable {
    */
   static Journal open(
       Pool pool,
-      Settings settings,
+      JournalSettings settings,
       Alarms alarms,
       InstantSource clock,
       Optional<Feeder.Migrator> migrator)
       throws IOException {
-    Settings s =
+    JournalSettings s =
         settings.withBound(
             settings.maxBytes(),
             Math.max(4096, Math.min(settings.segmentBytes(), settings.maxBytes() / 4)));
@@ -269,24 +130,15 @@ public final class Journal implements AutoCloseable {
               + " cut by a crash was never synced, so never acknowledged)",
           t);
     }
-    Optional<FedState> fed = FedState.read(s.dir());
-    Position from = fed.map(FedState::position).orElse(log.first());
-    if (from.before(log.first())) {
-      from = log.first();
-    }
-    Recovered r = Recovered.scan(log, from, fed);
-    FedState start = fed.orElse(FedState.none(from));
-    if (fed.isEmpty() && r.records() == 0) {
-      r = r.fromDatabase(pool, migrator.orElse(() -> {}), clock);
-      start = new FedState(from, r.lastSeq(), r.auditSeq(), r.auditHead());
-    }
+    Recovered.Opened opened = Recovered.open(log, s.dir(), pool, migrator, clock);
+    Recovered r = opened.recovered();
     if (r.records() > 0) {
       LOG.infof(
           "SEN-DB-062 the journal in %s holds %d records PostgreSQL has not taken yet (up to seq"
               + " %d): they go first",
           s.dir(), r.records(), r.lastSeq());
     }
-    Journal j = new Journal(pool, s, log, r, start, migrator, alarms, clock);
+    Journal j = new Journal(pool, s, log, r, opened.fed(), migrator, alarms, clock);
     j.commit.start();
     j.feeder.start();
     return j;
@@ -302,14 +154,13 @@ public final class Journal implements AutoCloseable {
       return lastOffered;
     }
     long first = nextSeq.get();
-    PassItem item = new PassItem(first, seqs, pass, List.copyOf(audit));
+    JournalItem item = new JournalItem.OfPass(first, seqs, pass, List.copyOf(audit));
     return enqueue(item, seqs);
   }
 
   /** A control event that did not come from the engine (the gateway, the command plane). */
   public synchronized long offerEvent(ControlEvent e) {
-    long seq = nextSeq.get();
-    return enqueue(new RowsItem(List.of(Rows.event(seq, e)), List.of(), seq), 1);
+    return offerRows(seq -> List.of(Rows.event(seq, e)));
   }
 
   /**
@@ -322,13 +173,8 @@ public final class Journal implements AutoCloseable {
       String snapshot,
       java.util.Set<String> latchedRules,
       java.util.Collection<io.sentinel.engine.OperatorOverride> overrides) {
-    long seq = nextSeq.get();
-    return enqueue(
-        new RowsItem(
-            List.of(Rows.derivedSnapshot(seq, at, revision, snapshot, latchedRules, overrides)),
-            List.of(),
-            seq),
-        1);
+    return offerRows(
+        seq -> List.of(Rows.derivedSnapshot(seq, at, revision, snapshot, latchedRules, overrides)));
   }
 
   /** A command the command plane issued, and its first state. */
@@ -341,34 +187,16 @@ public final class Journal implements AutoCloseable {
       String ruleId,
       Instant issuedAt,
       String state) {
-    long seq = nextSeq.get();
-    io.sentinel.store.Row row =
-        new io.sentinel.store.Row(
-            Table.COMMANDS,
-            seq,
-            java.util.Arrays.asList(
-                commandId,
-                Long.toString(seq),
-                pointId,
-                kind,
-                Rows.json(value),
-                band,
-                ruleId,
-                Rows.text(issuedAt),
-                state,
-                Rows.text(issuedAt)));
-    io.sentinel.store.Row history =
-        Rows.row(Table.COMMAND_STATES, seq, commandId, state, Rows.text(issuedAt), "");
-    return enqueue(new RowsItem(List.of(row, history), List.of(), seq), 1);
+    return offerRows(
+        seq -> Rows.command(seq, commandId, pointId, kind, value, band, ruleId, issuedAt, state));
   }
 
   /** A later delivery state of a command (sent, delivered, failed, undeliverable ...). */
   public synchronized long offerCommandState(
       String commandId, String state, Instant at, String detail) {
-    long seq = nextSeq.get();
-    io.sentinel.store.Row history =
-        Rows.row(Table.COMMAND_STATES, seq, commandId, state, Rows.text(at), detail);
-    return enqueue(new RowsItem(List.of(history), List.of(), seq), 1);
+    return offerRows(
+        seq ->
+            List.of(Rows.row(Table.COMMAND_STATES, seq, commandId, state, Rows.text(at), detail)));
   }
 
   /**
@@ -376,8 +204,7 @@ public final class Journal implements AutoCloseable {
    * (docs/live.md, "Messages delivered again after a crash"; {@link RedeliveryTail}).
    */
   public synchronized long offerAcknowledged(long through, Instant at) {
-    long seq = nextSeq.get();
-    return enqueue(new RowsItem(List.of(RedeliveryTail.mark(seq, through, at)), List.of(), seq), 1);
+    return offerRows(seq -> List.of(RedeliveryTail.mark(seq, through, at)));
   }
 
   /**
@@ -385,15 +212,20 @@ public final class Journal implements AutoCloseable {
    * record is delivered again ({@link RedeliveryTail}).
    */
   public synchronized long offerStopped(Instant at) {
-    long seq = nextSeq.get();
-    return enqueue(new RowsItem(List.of(RedeliveryTail.stopped(seq, at)), List.of(), seq), 1);
+    return offerRows(seq -> List.of(RedeliveryTail.stopped(seq, at)));
   }
 
-  private long enqueue(Item item, int seqs) {
+  /** Rows numbered with the next sequence number, in one record (under the journal's monitor). */
+  private long offerRows(LongFunction<List<Row>> rows) {
+    long seq = nextSeq.get();
+    return enqueue(new JournalItem.OfRows(seq, rows.apply(seq)), 1);
+  }
+
+  private long enqueue(JournalItem item, int seqs) {
     offered++;
     if (!queue.offer(item)) {
       long n = lost.addAndGet(Math.max(seqs, 1));
-      overflow("the journal's queue is full (" + settings.queueCapacity() + " waiting)", n);
+      signals.overflow("the journal's queue is full (" + settings.queueCapacity() + " waiting)", n);
       return -1;
     }
     nextSeq.addAndGet(seqs);
@@ -404,9 +236,36 @@ public final class Journal implements AutoCloseable {
 
   /** After an overflow, once the queue is half empty: the loss goes into the log, counted. */
   private synchronized void settleIfRoom() {
-    if (overflowing && queue.remainingCapacity() > settings.queueCapacity() / 2) {
-      settle();
+    if (signals.overflowing() && queue.remainingCapacity() > settings.queueCapacity() / 2) {
+      signals.settle(lost.get());
     }
+  }
+
+  /** The writer synced up to {@code mark} (on its thread; {@link JournalSignals}). */
+  void durable(long mark) {
+    settleIfRoom();
+    if (mark > durableSeq) {
+      durableSeq = mark;
+      try {
+        durableMoved.run();
+      } catch (RuntimeException e) {
+        // The mark itself has moved; whoever waits for it also checks it after each pass.
+        LOG.debugf("durable mark listener failed: %s", e.getMessage());
+      }
+    }
+    feeder.nudge();
+  }
+
+  void full(boolean isFull) {
+    full = isFull;
+  }
+
+  Feeder feeder() {
+    return feeder;
+  }
+
+  Path dir() {
+    return log.dir();
   }
 
   /** Everything up to this sequence number is synced to the journal on disk. */
@@ -481,9 +340,9 @@ public final class Journal implements AutoCloseable {
     return recovered.tail();
   }
 
-  public Stats stats() {
+  public JournalStats stats() {
     GroupCommit.Stats c = commit.stats();
-    return new Stats(
+    return new JournalStats(
         offered,
         feeder.written(),
         lost.get(),
@@ -555,184 +414,5 @@ public final class Journal implements AutoCloseable {
     } catch (IOException e) {
       LOG.errorf("SEN-DB-001 the journal did not close cleanly: %s", e.getMessage());
     }
-  }
-
-  /** On the writer's thread: an offer's rows, the audit chain sealed in the order they are kept. */
-  private List<Row> rowsOf(Item item) {
-    List<Row> rows;
-    List<AuditEntry> audit;
-    if (item instanceof PassItem p) {
-      rows = Rows.of(p.pass(), p.firstSeq());
-      audit = p.audit();
-    } else {
-      RowsItem r = (RowsItem) item;
-      rows = r.rows();
-      audit = r.audit();
-    }
-    if (audit.isEmpty()) {
-      return rows;
-    }
-    List<Row> all = new ArrayList<>(rows);
-    audit.forEach(e -> all.add(Rows.audit(chain.append(e))));
-    return all;
-  }
-
-  private final class DiskListener implements GroupCommit.Listener {
-    private long lastFailureLog;
-
-    @Override
-    public void durable(long mark, Position end) {
-      watch.synced();
-      settleIfRoom();
-      if (mark > durableSeq) {
-        durableSeq = mark;
-        try {
-          durableMoved.run();
-        } catch (RuntimeException e) {
-          // The mark itself has moved; whoever waits for it also checks it after each pass.
-          LOG.debugf("durable mark listener failed: %s", e.getMessage());
-        }
-      }
-      feeder.nudge();
-    }
-
-    @Override
-    public void full(boolean isFull, long bytes, long maxBytes) {
-      full = isFull;
-      watch.full(isFull);
-      Instant now = clock.instant();
-      String message =
-          isFull
-              ? "the journal is at its bound ("
-                  + bytes
-                  + " of "
-                  + maxBytes
-                  + " bytes on disk, PostgreSQL behind: "
-                  + feeder.lastError()
-                  + "): passes wait in memory and MQTT messages are not acknowledged, so the"
-                  + " broker holds the backlog"
-              : "the journal has room again (" + bytes + " of " + maxBytes + " bytes)";
-      if (isFull) {
-        LOG.errorf("SEN-DB-064 %s", message);
-      } else {
-        LOG.infof("SEN-DB-065 %s", message);
-      }
-      ControlEvent e =
-          new ControlEvent(isFull ? "journal-full" : "journal-room", "journal", message, now);
-      alarms.raised(e, new SelfPoint("journal.full", Value.of(isFull), now));
-      offerEvent(e);
-    }
-
-    @Override
-    public void failed(IOException e) {
-      watch.diskFailed(e);
-      long now = System.nanoTime();
-      if (now - lastFailureLog > TimeUnit.SECONDS.toNanos(10)) {
-        lastFailureLog = now;
-        LOG.errorf(
-            "SEN-DB-066 the journal cannot write to %s (%s): retried every second; nothing is"
-                + " acknowledged meanwhile",
-            log.dir(), e.getMessage());
-      }
-    }
-  }
-
-  private final class FeedEvents implements Feeder.Events {
-    private long lastDeadLetterLog;
-
-    @Override
-    public void tick() {
-      Optional<JournalStall> s = stall();
-      watch
-          .changed(s)
-          .ifPresent(
-              message -> {
-                boolean stuck = s.isPresent();
-                if (stuck) {
-                  LOG.errorf("SEN-107 %s", message);
-                } else {
-                  LOG.infof("SEN-108 %s", message);
-                }
-                Instant now = clock.instant();
-                ControlEvent e =
-                    new ControlEvent(
-                        stuck ? "journal-stuck" : "journal-moving", "journal", message, now);
-                alarms.raised(e, new SelfPoint("journal.stuck", Value.of(stuck), now));
-                offerEvent(e);
-              });
-    }
-
-    @Override
-    public void degraded(String why) {
-      Instant now = clock.instant();
-      String message =
-          "PostgreSQL does not take the journal's batches ("
-              + Door.escaped(why)
-              + "): the local journal holds them and PostgreSQL catches up when it answers";
-      ControlEvent e = new ControlEvent("journal-degraded", "journal", message, now);
-      alarms.raised(e, new SelfPoint("journal.degraded", Value.TRUE, now));
-      offerEvent(e);
-    }
-
-    @Override
-    public void recovered() {
-      Instant now = clock.instant();
-      ControlEvent e =
-          new ControlEvent(
-              "journal-recovered",
-              "journal",
-              "PostgreSQL takes the journal's batches again: it catches up in order",
-              now);
-      alarms.raised(e, new SelfPoint("journal.degraded", Value.FALSE, now));
-      offerEvent(e);
-    }
-
-    @Override
-    public void deadLettered(Row row, String reason) {
-      Instant now = clock.instant();
-      String message =
-          "PostgreSQL refused a "
-              + row.table().name
-              + " row (seq "
-              + row.seq()
-              + "): "
-              + Door.escaped(reason)
-              + "; set aside in dead_letters, the rest flows on";
-      long t = System.nanoTime();
-      if (t - lastDeadLetterLog > TimeUnit.SECONDS.toNanos(10)) {
-        lastDeadLetterLog = t;
-        LOG.warnf("SEN-DB-067 %s (counted in sentinel_journal_dead_letters_total)", message);
-      }
-      ControlEvent e = new ControlEvent("journal-dead-letter", "journal", message, now);
-      alarms.raised(
-          e, new SelfPoint("journal.dead_letters", Value.of((double) feeder.deadLettered()), now));
-      offerEvent(e);
-    }
-  }
-
-  private void overflow(String why, long lostSoFar) {
-    if (overflowing) {
-      return;
-    }
-    overflowing = true;
-    Instant now = clock.instant();
-    String message = why + ": records are being lost (" + lostSoFar + " so far)";
-    LOG.errorf("SEN-DB-032 %s", message);
-    alarms.raised(
-        new ControlEvent("journal-overflow", "journal", message, now),
-        new SelfPoint("journal.overflow", Value.TRUE, now));
-  }
-
-  /** Room again: the loss goes into the log itself, with its count. */
-  private void settle() {
-    overflowing = false;
-    long n = lost.get() - lostReported;
-    lostReported = lost.get();
-    Instant now = clock.instant();
-    String message = n + " journal records were lost while the journal was full";
-    LOG.warnf("SEN-DB-033 %s", message);
-    ControlEvent e = new ControlEvent("journal-lost", "journal", message, now);
-    alarms.raised(e, new SelfPoint("journal.overflow", Value.FALSE, now));
-    offerEvent(e);
   }
 }

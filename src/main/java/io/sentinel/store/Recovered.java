@@ -30,6 +30,34 @@ record Recovered(
     List<Row> tail) {
   private static final Logger LOG = Logger.getLogger(Recovered.class);
 
+  /** What the journal opens with: what it recovered, and where its feeding starts. */
+  record Opened(Recovered recovered, FedState fed) {}
+
+  /**
+   * Learns where the log ends: from the folder (its feed state and the records after it), else, for
+   * an empty folder with no feed state, from PostgreSQL ({@link #fromDatabase}).
+   */
+  static Opened open(
+      SegmentLog log,
+      java.nio.file.Path dir,
+      Pool pool,
+      Optional<Feeder.Migrator> migrator,
+      InstantSource clock)
+      throws IOException {
+    Optional<FedState> fed = FedState.read(dir);
+    Position from = fed.map(FedState::position).orElse(log.first());
+    if (from.before(log.first())) {
+      from = log.first();
+    }
+    Recovered r = Recovered.scan(log, from, fed);
+    FedState start = fed.orElse(FedState.none(from));
+    if (fed.isEmpty() && r.records() == 0) {
+      r = r.fromDatabase(pool, migrator.orElse(() -> {}), clock);
+      start = new FedState(from, r.lastSeq(), r.auditSeq(), r.auditHead());
+    }
+    return new Opened(r, start);
+  }
+
   static Recovered scan(SegmentLog log, Position from, Optional<FedState> fed) throws IOException {
     long last = fed.map(FedState::lastSeq).orElse(0L);
     long auditSeq = fed.map(FedState::auditSeq).orElse(0L);

@@ -200,6 +200,36 @@ final class Rows {
         a.hash());
   }
 
+  /** A command the command plane issued ({@code commands}), and its first state. */
+  static List<Row> command(
+      long seq,
+      String commandId,
+      String pointId,
+      String kind,
+      Value value,
+      String band,
+      String ruleId,
+      Instant issuedAt,
+      String state) {
+    Row row =
+        new Row(
+            Table.COMMANDS,
+            seq,
+            Arrays.asList(
+                commandId,
+                Long.toString(seq),
+                pointId,
+                kind,
+                json(value),
+                band,
+                ruleId,
+                text(issuedAt),
+                state,
+                text(issuedAt)));
+    Row history = row(Table.COMMAND_STATES, seq, commandId, state, text(issuedAt), "");
+    return List.of(row, history);
+  }
+
   /**
    * A row whose first column is {@code seq} (log tables), or whose key columns come first and
    * {@code seq} last (the tables of latest values).

@@ -9,19 +9,16 @@ import java.util.Optional;
  * {@code sentinel.db.url} / {@code SENTINEL_DB_URL} ...). Keys and defaults: docs/configuration.md.
  */
 public record StoreConfig(
-    Optional<String> url,
-    Path embeddedDataDir,
-    Path embeddedBinariesDir,
-    Journal.Settings journal) {
+    Optional<String> url, Path embeddedDataDir, Path embeddedBinariesDir, JournalSettings journal) {
 
   /** The store's part of the mapping; what is unset there lies under {@code sentinel.home}. */
   public static StoreConfig from(SentinelConfig config) {
     SentinelConfig.Db db = config.db();
     SentinelConfig.Journal journal = config.journal();
     Path home = config.home();
-    Journal.Settings d = Journal.Settings.defaults(journal.dir().orElse(home.resolve("journal")));
-    Journal.Settings settings =
-        new Journal.Settings(
+    JournalSettings d = JournalSettings.defaults(journal.dir().orElse(home.resolve("journal")));
+    JournalSettings settings =
+        new JournalSettings(
             db.queueCapacity(),
             db.batchRows(),
             d.dir(),

@@ -193,7 +193,8 @@ public final class Payloads {
             .put("ts", at.toString()));
   }
 
-  private static byte[] bytes(JsonObject o) {
+  /** A JSON object as the bytes of a payload (UTF-8). */
+  public static byte[] bytes(JsonObject o) {
     return o.encode().getBytes(StandardCharsets.UTF_8);
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,17 +78,7 @@ class CommandLineForCiTest {
   @Test
   void testJunit_aFailingCase_isAFailureWithItsMessage(@TempDir Path site) throws Exception {
     TestCommandTest.copyExampleSite(site);
-    Files.writeString(
-        site.resolve("tests/wrong.yaml"),
-        """
-        - name: expects the wrong thing
-          rule: pump-run-on
-          given:
-            boiler.ch1.flow-temp: { value: 20 }
-            boiler.ch1.demand: { value: false }
-          expect_claims:
-            - { point: boiler.ch1.pump, value: true }
-        """);
+    TestCommandTest.addFailingCase(site);
     Path report = site.resolve("junit.xml");
     CliRunner run = CliRunner.run("test", site.toString(), "--junit", report.toString());
     assertThat(run.exit()).isEqualTo(1);

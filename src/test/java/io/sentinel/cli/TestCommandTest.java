@@ -21,17 +21,7 @@ class TestCommandTest {
   @Test
   void failingCase_isReportedWithWhereAndWhy_andExits1(@TempDir Path site) throws Exception {
     copyExampleSite(site);
-    Files.writeString(
-        site.resolve("tests/wrong.yaml"),
-        """
-        - name: expects the wrong thing
-          rule: pump-run-on
-          given:
-            boiler.ch1.flow-temp: { value: 20 }
-            boiler.ch1.demand: { value: false }
-          expect_claims:
-            - { point: boiler.ch1.pump, value: true }
-        """);
+    addFailingCase(site);
     CliRunner run = CliRunner.run("test", site.toString());
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.output())
@@ -152,6 +142,23 @@ class TestCommandTest {
         Files.delete(f);
       }
     }
+  }
+
+  /**
+   * A case of {@code pump-run-on} that fails: {@code tests/wrong.yaml}, "expects the wrong thing".
+   */
+  static void addFailingCase(Path site) throws Exception {
+    Files.writeString(
+        site.resolve("tests/wrong.yaml"),
+        """
+        - name: expects the wrong thing
+          rule: pump-run-on
+          given:
+            boiler.ch1.flow-temp: { value: 20 }
+            boiler.ch1.demand: { value: false }
+          expect_claims:
+            - { point: boiler.ch1.pump, value: true }
+        """);
   }
 
   static void copyExampleSite(Path site) throws Exception {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sentinel.command.CommandSettings;
 import io.sentinel.engine.EngineLimits;
-import io.sentinel.store.Journal;
+import io.sentinel.store.JournalSettings;
 import io.sentinel.store.StoreConfig;
 import io.smallrye.config.SmallRyeConfig;
 import java.io.IOException;
@@ -80,7 +80,7 @@ class ConfigurationDocTest {
     Path home = Path.of(System.getProperty("user.home"), ".sentinel");
     assertThat(config.home()).isEqualTo(home);
     StoreConfig store = StoreConfig.from(config);
-    assertThat(store.journal()).isEqualTo(Journal.Settings.defaults(home.resolve("journal")));
+    assertThat(store.journal()).isEqualTo(JournalSettings.defaults(home.resolve("journal")));
     assertThat(store.embeddedDataDir()).isEqualTo(home.resolve("pgdata"));
   }
 }

@@ -41,8 +41,8 @@ class DurableAckTest {
   private final List<Long> recorded = new CopyOnWriteArrayList<>();
   private volatile boolean refuse;
 
-  private final EngineLoop.PassLog log =
-      new EngineLoop.PassLog() {
+  private final PassLog log =
+      new PassLog() {
         @Override
         public long record(Instant now, List<Observation> observations, PassResult result) {
           passes.incrementAndGet();
@@ -183,7 +183,7 @@ class DurableAckTest {
             "boot"),
         InstantSource.system(),
         Duration.ofSeconds(2),
-        new EngineLoop.Outputs() {
+        new Outputs() {
           @Override
           public void passed(Instant now, PassResult result, PlaneOutput plane, int samples) {}
 

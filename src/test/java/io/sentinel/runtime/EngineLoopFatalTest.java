@@ -65,7 +65,7 @@ class EngineLoopFatalTest {
   }
 
   /** An engine loop over the registry of {@code pointsYaml} with no rule, handing passes to log. */
-  static EngineLoop loopOver(Vertx vertx, String pointsYaml, EngineLoop.PassLog log) {
+  static EngineLoop loopOver(Vertx vertx, String pointsYaml, PassLog log) {
     RuleSet ruleSet = new RuleSet(YamlRegistry.of(pointsYaml), List.of());
     InstantSource clock = InstantSource.system();
     Engine engine = new Engine(ruleSet, clock.instant(), StartMode.COLD);
@@ -76,7 +76,7 @@ class EngineLoopFatalTest {
         plane,
         clock,
         Duration.ofSeconds(2),
-        new EngineLoop.Outputs() {
+        new Outputs() {
           @Override
           public void passed(Instant now, PassResult result, PlaneOutput out, int samples) {}
 

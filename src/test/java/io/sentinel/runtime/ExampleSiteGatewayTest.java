@@ -10,9 +10,6 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -156,9 +153,9 @@ class ExampleSiteGatewayTest {
         .atMost(WAIT)
         .untilAsserted(
             () ->
-                assertThat(http(metrics))
+                assertThat(Http.get(metrics))
                     .contains("sentinel_ingest_rejected_total{reason=\"wrong-type\"} 1.0"));
-    assertThat(http(ready)).contains("\"status\": \"UP\"");
+    assertThat(Http.get(ready)).contains("\"status\": \"UP\"");
   }
 
   @Test
@@ -170,7 +167,7 @@ class ExampleSiteGatewayTest {
         .atMost(WAIT)
         .untilAsserted(
             () ->
-                assertThat(http(metrics))
+                assertThat(Http.get(metrics))
                     // Issue 17: counted under a reason of its own (was unknown-point).
                     .contains("sentinel_ingest_rejected_total{reason=\"derived-point\"} 1.0"));
   }
@@ -200,11 +197,5 @@ class ExampleSiteGatewayTest {
     return broker.recorder().on(broker.topic("events/" + kind)).stream()
         .map(BrokerClient.Received::json)
         .toList();
-  }
-
-  private static String http(URI uri) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
-        .body();
   }
 }

@@ -21,9 +21,6 @@ import io.sentinel.store.TestDatabase;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -71,7 +68,7 @@ class GpioGatewayTest {
   @Order(1)
   void start_failSafeInterlockDrivesItsOutput_beforeAnyInputIsLive_othersInTheirSafeState() {
     assertThat(adapter().platform()).isEqualTo(GpioPlatform.MOCK);
-    JsonObject health = new JsonObject(http(ready));
+    JsonObject health = new JsonObject(Http.get(ready));
     assertThat(health.getJsonArray("checks").stream().map(JsonObject.class::cast))
         .anySatisfy(
             c -> {
@@ -250,16 +247,6 @@ class GpioGatewayTest {
           .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  private static String http(URI uri) {
-    try {
-      return HttpClient.newHttpClient()
-          .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
-          .body();
-    } catch (Exception e) {
-      throw new IllegalStateException(uri + ": " + e.getMessage(), e);
     }
   }
 

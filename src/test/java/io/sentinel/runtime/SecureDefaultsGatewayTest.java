@@ -16,9 +16,6 @@ import io.sentinel.site.revision.RevisionKeys;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -104,7 +101,7 @@ class SecureDefaultsGatewayTest {
           .atMost(WAIT)
           .untilAsserted(
               () ->
-                  assertThat(http(metrics))
+                  assertThat(Http.get(metrics))
                       .contains("sentinel_ingest_rejected_total{reason=\"" + reason + "\"} 1.0"));
     }
     List<JsonObject> events =
@@ -145,11 +142,5 @@ class SecureDefaultsGatewayTest {
     CliRunner push = new RevisionCli(broker, dir).push(document, null, null);
     assertThat(push.exit()).as(push.output()).isEqualTo(1);
     return push.output();
-  }
-
-  private static String http(URI uri) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
-        .body();
   }
 }

@@ -16,9 +16,6 @@ import io.sentinel.store.TestDatabase;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.MethodOrderer;
@@ -192,7 +189,7 @@ class StandbyGatewayTest {
     assertThat(engine.getString("status")).isEqualTo("UP");
     assertThat(engine.getJsonObject("data").getString("role")).isEqualTo("standby");
     // Live but not ready (nothing served, no MQTT session of the core); /q/health says standby.
-    assertThat(new JsonObject(http(ready)).getString("status")).isEqualTo("DOWN");
+    assertThat(new JsonObject(Http.get(ready)).getString("status")).isEqualTo("DOWN");
     assertThat(check(health, "sentinel-engine").getJsonObject("data").getString("role"))
         .isEqualTo("standby");
     // Retained: this core stands by; the site has no core online (the stopped core said so).
@@ -309,22 +306,12 @@ class StandbyGatewayTest {
 
   private static JsonObject check(URI endpoint, String name) {
     Optional<JsonObject> found =
-        new JsonObject(http(endpoint))
+        new JsonObject(Http.get(endpoint))
             .getJsonArray("checks").stream()
                 .map(JsonObject.class::cast)
                 .filter(c -> c.getString("name").equals(name))
                 .findFirst();
     return found.orElseThrow();
-  }
-
-  private static String http(URI uri) {
-    try {
-      return HttpClient.newHttpClient()
-          .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
-          .body();
-    } catch (Exception e) {
-      throw new IllegalStateException(uri + ": " + e.getMessage(), e);
-    }
   }
 
   private TestDatabase db() {

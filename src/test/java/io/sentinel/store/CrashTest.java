@@ -79,8 +79,7 @@ class CrashTest {
       // The gateway's next start: the journal opens on the same folder and feeds it first.
       var pool = Store.pool(TestDatabase.VERTX, db.url());
       Journal journal =
-          Journal.open(
-              pool, Journal.Settings.defaults(spool), (e, p) -> {}, InstantSource.system());
+          Journal.open(pool, JournalSettings.defaults(spool), (e, p) -> {}, InstantSource.system());
       try {
         assertThat(journal.drain(Duration.ofSeconds(120))).isTrue();
       } finally {

@@ -45,10 +45,7 @@ class DeadLetterTest {
       var pool = Store.pool(TestDatabase.VERTX, db.url());
       Journal journal =
           Journal.open(
-              pool,
-              Journal.Settings.defaults(dir),
-              (e, p) -> alarms.add(e),
-              InstantSource.system());
+              pool, JournalSettings.defaults(dir), (e, p) -> alarms.add(e), InstantSource.system());
       List<Long> good = new ArrayList<>();
       long outOfRange = -1;
       long nul = -1;

@@ -23,8 +23,8 @@ public final class JournalCrashChild {
     DbUrl url = DbUrl.parse(args[0]);
     Path spool = Path.of(args[1]);
     Vertx vertx = Vertx.vertx();
-    Journal.Settings settings =
-        new Journal.Settings(
+    JournalSettings settings =
+        new JournalSettings(
             50_000,
             5_000,
             spool,

@@ -88,7 +88,7 @@ class JournalHandoverTest {
 
   private JournalHandover.Outcome handover(Path folder) throws Exception {
     return JournalHandover.prepare(
-        folder, Journal.Settings.defaults(folder).segmentBytes(), db.url(), InstantSource.system());
+        folder, JournalSettings.defaults(folder).segmentBytes(), db.url(), InstantSource.system());
   }
 
   /**
@@ -97,7 +97,7 @@ class JournalHandoverTest {
    */
   private void tenure(Path folder, int fed, int unfed) throws Exception {
     Journal journal =
-        Journal.open(pool, Journal.Settings.defaults(folder), (e, p) -> {}, InstantSource.system());
+        Journal.open(pool, JournalSettings.defaults(folder), (e, p) -> {}, InstantSource.system());
     try {
       for (int i = 0; i < fed; i++) {
         pass(journal);

@@ -31,8 +31,8 @@ class JournalNumberingTest {
       new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
 
   /** The crash test child's settings: a one-second write timeout. */
-  private static Journal.Settings settings(Path dir) {
-    return new Journal.Settings(
+  private static JournalSettings settings(Path dir) {
+    return new JournalSettings(
         1_000,
         5_000,
         dir,

@@ -44,10 +44,7 @@ class JournalTest {
     pool = Store.pool(TestDatabase.VERTX, db.url());
     journal =
         Journal.open(
-            pool,
-            Journal.Settings.defaults(spool),
-            (e, p) -> alarms.add(e),
-            InstantSource.system());
+            pool, JournalSettings.defaults(spool), (e, p) -> alarms.add(e), InstantSource.system());
   }
 
   @AfterEach
@@ -152,7 +149,7 @@ class JournalTest {
     journal =
         Journal.open(
             pool,
-            Journal.Settings.defaults(spool2),
+            JournalSettings.defaults(spool2),
             (e, p) -> alarms.add(e),
             InstantSource.system());
     long next =

@@ -34,7 +34,7 @@ class LoggedDayTest {
     RuleSet rules = Site.load(Path.of(".")).site().orElseThrow().ruleSet();
     Pool pool = Store.pool(TestDatabase.VERTX, db.url());
     Journal journal =
-        Journal.open(pool, Journal.Settings.defaults(spool), (e, p) -> {}, InstantSource.system());
+        Journal.open(pool, JournalSettings.defaults(spool), (e, p) -> {}, InstantSource.system());
     ExampleSiteDay.runAudited(
         rules, (t, fed, r, audit) -> journal.offer(new PassRecord(t, fed, r), audit));
     assertThat(journal.drain(Duration.ofSeconds(30))).isTrue();

@@ -65,8 +65,8 @@ class OutageTest {
       url = server.url();
       Migrations.migrate(url);
       pool = Store.pool(TestDatabase.VERTX, url);
-      Journal.Settings settings =
-          new Journal.Settings(
+      JournalSettings settings =
+          new JournalSettings(
               queue,
               batchRows,
               dir.resolve("journal"),

@@ -45,7 +45,7 @@ class RedeliveryTailTest {
       throws Exception {
     try (TestDatabase db = TestDatabase.create()) {
       Pool pool = Store.pool(TestDatabase.VERTX, db.url());
-      Journal.Settings settings = Journal.Settings.defaults(dir);
+      JournalSettings settings = JournalSettings.defaults(dir);
       Journal j = Journal.open(pool, settings, (e, p) -> {}, InstantSource.system());
       long first = j.offer(pass("mqtt:load", 1), List.of());
       j.offer(pass("mqtt:load", 2), List.of());
@@ -113,7 +113,7 @@ class RedeliveryTailTest {
     try (TestDatabase db = TestDatabase.create()) {
       Pool pool = Store.pool(TestDatabase.VERTX, db.url());
       Journal j =
-          Journal.open(pool, Journal.Settings.defaults(dir), (e, p) -> {}, InstantSource.system());
+          Journal.open(pool, JournalSettings.defaults(dir), (e, p) -> {}, InstantSource.system());
       try {
         j.offer(pass("mqtt:load", 1), List.of());
         long last = j.offer(pass("mqtt:load", 2), List.of());

@@ -69,8 +69,7 @@ class RestartTest {
       engine = new Engine(site, start, StartMode.COLD);
       restored.ifPresent(r -> assertThat(r.applyTo(engine)).isEmpty());
       journal =
-          Journal.open(
-              pool, Journal.Settings.defaults(spool), (e, p) -> {}, InstantSource.system());
+          Journal.open(pool, JournalSettings.defaults(spool), (e, p) -> {}, InstantSource.system());
       recorder = new PassRecorder(journal, engine, site, 1, Duration.ofSeconds(10));
     }
 
