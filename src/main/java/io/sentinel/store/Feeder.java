@@ -17,14 +17,17 @@ import org.jboss.logging.Logger;
 /**
  * PostgreSQL's side of the journal: one thread reads the synced records in order and writes their
  * rows in large batches ({@link RowWriter}: one transaction, one unnest() INSERT per table; a row
- * written twice is a no-op). After each commit it keeps how far it got ({@link FedState}) and
- * deletes the segments PostgreSQL has. PostgreSQL away: the batch waits and is retried with backoff
- * ({@code retryEvery} doubling up to {@code retryMax}), the journal is degraded. A batch PostgreSQL
- * refuses is split until the refused rows are found; they go to {@link DeadLetters} and the rest
- * flows on.
+ * written twice is a no-op). After each commit it keeps how far it got ({@link FedState}, in place
+ * and synced at most every second: {@link FedFile}) and deletes the segments PostgreSQL has.
+ * PostgreSQL away: the batch waits and is retried with backoff ({@code retryEvery} doubling up to
+ * {@code retryMax}), the journal is degraded. A batch PostgreSQL refuses is split until the refused
+ * rows are found; they go to {@link DeadLetters} and the rest flows on.
  */
 final class Feeder {
   private static final Logger LOG = Logger.getLogger(Feeder.class);
+
+  /** The {@code fed} file is synced at most this often (a power cut feeds at most this again). */
+  static final Duration FED_SYNC_EVERY = Duration.ofSeconds(1);
 
   /** What the feeder tells the journal (its events go into the log like any other). */
   interface Events {
@@ -55,6 +58,7 @@ final class Feeder {
   private final InstantSource clock;
   private final Thread thread;
   private final Object wake = new Object();
+  private final FedFile fedFile;
   private volatile FedState fed;
   private volatile boolean running = true;
   private volatile boolean degraded;
@@ -91,6 +95,7 @@ final class Feeder {
     this.deadLetters = new DeadLetters(writer, pool, log.dir().resolve("dead-letters.ndjson"));
     this.settings = settings;
     this.fed = fed;
+    this.fedFile = new FedFile(log.dir(), FED_SYNC_EVERY, System::nanoTime);
     this.migrator = migrator.orElse(() -> {});
     this.migrated = migrator.isEmpty();
     this.events = events;
@@ -173,6 +178,15 @@ final class Feeder {
     } catch (IOException e) {
       LOG.debugf("journal reader close: %s", e.getMessage());
     }
+    try {
+      if (thread.isAlive()) {
+        fedFile.sync(); // a batch still under way writes it again: the file stays open for it
+      } else {
+        fedFile.close();
+      }
+    } catch (IOException e) {
+      LOG.debugf("journal fed file close: %s", e.getMessage());
+    }
   }
 
   private void run() {
@@ -194,6 +208,7 @@ final class Feeder {
         if (batch.isEmpty()) {
           caughtUp = true;
           caughtUpNanos = System.nanoTime();
+          fedFile.syncIfDue();
           idle(100);
           continue;
         }
@@ -254,8 +269,13 @@ final class Feeder {
       }
     }
     written += batch.size();
-    fed = new FedState(batchEnd, last, auditSeq, auditHead);
-    fed.save(log.dir());
+    FedState next = new FedState(batchEnd, last, auditSeq, auditHead);
+    // In place, synced at most every second: losing the latest only feeds its rows again.
+    fedFile.write(next);
+    fed = next;
+    if (log.first().segment() < batchEnd.segment()) {
+      fedFile.sync(); // segments go: the mark on disk must be past them first
+    }
     log.deleteBefore(batchEnd.segment());
     batch = new ArrayList<>();
     failingSince = 0;
