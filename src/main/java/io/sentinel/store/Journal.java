@@ -406,9 +406,8 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * {@code moved} runs on the journal's syncing thread each time {@link #durableSeq()} has moved;
-   * it must return at once (the gateway hands it to the engine's context to acknowledge MQTT
-   * messages).
+   * {@code moved} runs on the journal's thread each time {@link #durableSeq()} has moved; it must
+   * return at once (the gateway hands it to the engine's context to acknowledge MQTT messages).
    */
   public void onDurable(Runnable moved) {
     this.durableMoved = moved;
