@@ -37,22 +37,11 @@ final class MqttClients {
     void message(String topic, byte[] payload, boolean retain, Runnable acknowledge);
   }
 
-  /**
-   * What a session's client reports: each connect (session present?), each loss, each message;
-   * {@code acks} sends the acknowledgements run together in one flush ({@link PubAcks}).
-   */
-  record Hooks(
-      Consumer<Boolean> connected,
-      Consumer<Throwable> disconnected,
-      Received received,
-      PubAcks acks) {
-    Hooks(Consumer<Boolean> connected, Consumer<Throwable> disconnected, Received received) {
-      this(connected, disconnected, received, new PubAcks());
-    }
-
+  /** What a session's client reports: each connect (session present?), each loss, each message. */
+  record Hooks(Consumer<Boolean> connected, Consumer<Throwable> disconnected, Received received) {
     /** A message as either version's client delivers it. */
     void message(MqttTopic topic, byte[] payload, boolean retain, Runnable acknowledge) {
-      received.message(topic.toString(), payload, retain, acks.of(acknowledge));
+      received.message(topic.toString(), payload, retain, acknowledge);
     }
   }
 
@@ -110,11 +99,7 @@ final class MqttClients {
         .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
         .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)
         .applyAutomaticReconnect()
-        .addConnectedListener(
-            ctx -> {
-              hooks.acks().connected(ctx);
-              hooks.connected().accept(sessionPresent(ctx));
-            })
+        .addConnectedListener(ctx -> hooks.connected().accept(sessionPresent(ctx)))
         .addDisconnectedListener(
             ctx -> {
               // A broker that lost the session (restarted without persistence) gets the
@@ -123,7 +108,6 @@ final class MqttClients {
               ctx.getReconnector()
                   .resubscribeIfSessionExpired(true)
                   .republishIfSessionExpired(false);
-              hooks.acks().disconnected();
               hooks.disconnected().accept(ctx.getCause());
             });
   }
