@@ -227,6 +227,11 @@ class JournalTest {
     assertThat(alarms).isEmpty();
   }
 
+  private Journal reopen(Path folder) throws java.io.IOException {
+    return Journal.open(
+        pool, Journal.Settings.defaults(folder), (e, p) -> alarms.add(e), InstantSource.system());
+  }
+
   /**
    * Passes {@code from} to {@code to} (exclusive): an observation, its transition, a self point.
    */
