@@ -29,6 +29,13 @@ final class Feeder {
   /** The {@code fed} file is synced at most this often (a power cut feeds at most this again). */
   static final Duration FED_SYNC_EVERY = Duration.ofSeconds(1);
 
+  /**
+   * Under load, one batch at most this often (a batch that fills {@code batchRows} is followed at
+   * once): a busy journal is fed in fewer, larger transactions, each a round of wake-ups of the
+   * feeder and the PostgreSQL client's threads (issue 24). An idle feeder looks at once.
+   */
+  static final Duration FEED_EVERY = Duration.ofMillis(50);
+
   /** What the feeder tells the journal (its events go into the log like any other). */
   interface Events {
     void degraded(String why);
@@ -61,6 +68,8 @@ final class Feeder {
   private final FedFile fedFile;
   private volatile FedState fed;
   private volatile boolean running = true;
+  private volatile boolean pacing;
+  private long readNanos;
   private volatile boolean degraded;
   private volatile boolean migrated;
   private volatile String lastError = "";
@@ -110,7 +119,16 @@ final class Feeder {
     thread.start();
   }
 
-  /** The journal synced more: the feeder looks at once instead of at its next poll. */
+  /**
+   * The journal synced more: an idle feeder looks at once; one between two batches keeps its pace.
+   */
+  void synced() {
+    if (!pacing) {
+      nudge();
+    }
+  }
+
+  /** Look now (a drain, a close): also between two batches. */
   void nudge() {
     synchronized (wake) {
       wake.notifyAll();
@@ -213,8 +231,12 @@ final class Feeder {
           continue;
         }
         caughtUp = false;
+        int rows = batch.size();
         feed(batch);
         commit();
+        if (rows < settings.batchRows()) {
+          pace();
+        }
       } catch (RowWriter.WriteFailed e) {
         failed(e.getMessage(), e.getCause() instanceof io.vertx.sqlclient.DatabaseException);
       } catch (Exception e) {
@@ -225,6 +247,7 @@ final class Feeder {
 
   /** Reads up to {@code batchRows} rows of synced records. */
   private void read() throws IOException {
+    readNanos = System.nanoTime();
     Position limit = durableEnd.get();
     byte[] record;
     while (batch.size() < settings.batchRows() && (record = reader.next(limit)) != null) {
@@ -312,6 +335,20 @@ final class Feeder {
     backoff = backoff.multipliedBy(2);
     if (backoff.compareTo(settings.retryMax()) > 0) {
       backoff = settings.retryMax();
+    }
+  }
+
+  /** Waits until {@link #FEED_EVERY} after the last read began (a drain or a close ends it). */
+  private void pace() {
+    long wait = readNanos + FEED_EVERY.toNanos() - System.nanoTime();
+    if (wait <= 0 || !running) {
+      return;
+    }
+    pacing = true;
+    try {
+      idle(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(wait));
+    } finally {
+      pacing = false;
     }
   }
 

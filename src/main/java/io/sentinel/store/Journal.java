@@ -583,7 +583,7 @@ public final class Journal implements AutoCloseable {
           LOG.debugf("durable mark listener failed: %s", e.getMessage());
         }
       }
-      feeder.nudge();
+      feeder.synced();
     }
 
     @Override
