@@ -13,8 +13,9 @@ import java.util.Optional;
 /**
  * How far PostgreSQL has the journal: the position after the last record it committed, the highest
  * sequence number and the audit chain's head in what it committed. Kept in the journal's folder as
- * {@code fed} (one line, replaced atomically after each commit), so that a start without PostgreSQL
- * knows where the log ends even when every record has been fed.
+ * {@code fed} (one line), so that a start without PostgreSQL knows where the log ends even when
+ * every record has been fed. The feeder rewrites it in place after each commit ({@link FedFile});
+ * {@link #save} replaces it atomically and durably (a takeover's handover).
  */
 record FedState(Position position, long lastSeq, long auditSeq, String auditHead) {
   static final String FILE = "fed";
@@ -28,7 +29,7 @@ record FedState(Position position, long lastSeq, long auditSeq, String auditHead
     if (!Files.exists(f)) {
       return Optional.empty();
     }
-    String[] p = Files.readString(f).trim().split(" ");
+    String[] p = Files.readString(f).trim().split(" +");
     if (p.length != 5) {
       throw new IOException(f + " is not a journal position (segment offset seq audit-seq hash)");
     }
@@ -40,20 +41,22 @@ record FedState(Position position, long lastSeq, long auditSeq, String auditHead
             p[4]));
   }
 
+  /** The file's line, without its end: segment, offset, seq, audit seq, audit head. */
+  String line() {
+    return position.segment()
+        + " "
+        + position.offset()
+        + " "
+        + lastSeq
+        + " "
+        + auditSeq
+        + " "
+        + auditHead;
+  }
+
   void save(Path dir) throws IOException {
     Path tmp = dir.resolve(FILE + ".tmp");
-    Files.writeString(
-        tmp,
-        position.segment()
-            + " "
-            + position.offset()
-            + " "
-            + lastSeq
-            + " "
-            + auditSeq
-            + " "
-            + auditHead
-            + "\n");
+    Files.writeString(tmp, line() + "\n");
     try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
       c.force(false);
     }

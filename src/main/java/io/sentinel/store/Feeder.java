@@ -17,14 +17,24 @@ import org.jboss.logging.Logger;
 /**
  * PostgreSQL's side of the journal: one thread reads the synced records in order and writes their
  * rows in large batches ({@link RowWriter}: one transaction, one unnest() INSERT per table; a row
- * written twice is a no-op). After each commit it keeps how far it got ({@link FedState}) and
- * deletes the segments PostgreSQL has. PostgreSQL away: the batch waits and is retried with backoff
- * ({@code retryEvery} doubling up to {@code retryMax}), the journal is degraded. A batch PostgreSQL
- * refuses is split until the refused rows are found; they go to {@link DeadLetters} and the rest
- * flows on.
+ * written twice is a no-op). After each commit it keeps how far it got ({@link FedState}, in place
+ * and synced at most every second: {@link FedFile}) and deletes the segments PostgreSQL has.
+ * PostgreSQL away: the batch waits and is retried with backoff ({@code retryEvery} doubling up to
+ * {@code retryMax}), the journal is degraded. A batch PostgreSQL refuses is split until the refused
+ * rows are found; they go to {@link DeadLetters} and the rest flows on.
  */
 final class Feeder {
   private static final Logger LOG = Logger.getLogger(Feeder.class);
+
+  /** The {@code fed} file is synced at most this often (a power cut feeds at most this again). */
+  static final Duration FED_SYNC_EVERY = Duration.ofSeconds(1);
+
+  /**
+   * Under load, one batch at most this often (a batch that fills {@code batchRows} is followed at
+   * once): a busy journal is fed in fewer, larger transactions, each a round of wake-ups of the
+   * feeder and the PostgreSQL client's threads (issue 24). An idle feeder looks at once.
+   */
+  static final Duration FEED_EVERY = Duration.ofMillis(50);
 
   /** What the feeder tells the journal (its events go into the log like any other). */
   interface Events {
@@ -55,8 +65,11 @@ final class Feeder {
   private final InstantSource clock;
   private final Thread thread;
   private final Object wake = new Object();
+  private final FedFile fedFile;
   private volatile FedState fed;
   private volatile boolean running = true;
+  private volatile boolean pacing;
+  private long readNanos;
   private volatile boolean degraded;
   private volatile boolean migrated;
   private volatile String lastError = "";
@@ -91,6 +104,7 @@ final class Feeder {
     this.deadLetters = new DeadLetters(writer, pool, log.dir().resolve("dead-letters.ndjson"));
     this.settings = settings;
     this.fed = fed;
+    this.fedFile = new FedFile(log.dir(), FED_SYNC_EVERY, System::nanoTime);
     this.migrator = migrator.orElse(() -> {});
     this.migrated = migrator.isEmpty();
     this.events = events;
@@ -105,7 +119,16 @@ final class Feeder {
     thread.start();
   }
 
-  /** The journal synced more: the feeder looks at once instead of at its next poll. */
+  /**
+   * The journal synced more: an idle feeder looks at once; one between two batches keeps its pace.
+   */
+  void synced() {
+    if (!pacing) {
+      nudge();
+    }
+  }
+
+  /** Look now (a drain, a close): also between two batches. */
   void nudge() {
     synchronized (wake) {
       wake.notifyAll();
@@ -173,6 +196,15 @@ final class Feeder {
     } catch (IOException e) {
       LOG.debugf("journal reader close: %s", e.getMessage());
     }
+    try {
+      if (thread.isAlive()) {
+        fedFile.sync(); // a batch still under way writes it again: the file stays open for it
+      } else {
+        fedFile.close();
+      }
+    } catch (IOException e) {
+      LOG.debugf("journal fed file close: %s", e.getMessage());
+    }
   }
 
   private void run() {
@@ -194,12 +226,17 @@ final class Feeder {
         if (batch.isEmpty()) {
           caughtUp = true;
           caughtUpNanos = System.nanoTime();
+          fedFile.syncIfDue();
           idle(100);
           continue;
         }
         caughtUp = false;
+        int rows = batch.size();
         feed(batch);
         commit();
+        if (rows < settings.batchRows()) {
+          pace();
+        }
       } catch (RowWriter.WriteFailed e) {
         failed(e.getMessage(), e.getCause() instanceof io.vertx.sqlclient.DatabaseException);
       } catch (Exception e) {
@@ -210,6 +247,7 @@ final class Feeder {
 
   /** Reads up to {@code batchRows} rows of synced records. */
   private void read() throws IOException {
+    readNanos = System.nanoTime();
     Position limit = durableEnd.get();
     byte[] record;
     while (batch.size() < settings.batchRows() && (record = reader.next(limit)) != null) {
@@ -254,8 +292,13 @@ final class Feeder {
       }
     }
     written += batch.size();
-    fed = new FedState(batchEnd, last, auditSeq, auditHead);
-    fed.save(log.dir());
+    FedState next = new FedState(batchEnd, last, auditSeq, auditHead);
+    // In place, synced at most every second: losing the latest only feeds its rows again.
+    fedFile.write(next);
+    fed = next;
+    if (log.first().segment() < batchEnd.segment()) {
+      fedFile.sync(); // segments go: the mark on disk must be past them first
+    }
     log.deleteBefore(batchEnd.segment());
     batch = new ArrayList<>();
     failingSince = 0;
@@ -292,6 +335,20 @@ final class Feeder {
     backoff = backoff.multipliedBy(2);
     if (backoff.compareTo(settings.retryMax()) > 0) {
       backoff = settings.retryMax();
+    }
+  }
+
+  /** Waits until {@link #FEED_EVERY} after the last read began (a drain or a close ends it). */
+  private void pace() {
+    long wait = readNanos + FEED_EVERY.toNanos() - System.nanoTime();
+    if (wait <= 0 || !running) {
+      return;
+    }
+    pacing = true;
+    try {
+      idle(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(wait));
+    } finally {
+      pacing = false;
     }
   }
 

@@ -253,7 +253,7 @@ public final class Journal implements AutoCloseable {
         LOG.debugf("durable mark listener failed: %s", e.getMessage());
       }
     }
-    feeder.nudge();
+    feeder.synced();
   }
 
   void full(boolean isFull) {
@@ -274,9 +274,8 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * {@code moved} runs on the journal's syncing thread each time {@link #durableSeq()} has moved;
-   * it must return at once (the gateway hands it to the engine's context to acknowledge MQTT
-   * messages).
+   * {@code moved} runs on the journal's thread each time {@link #durableSeq()} has moved; it must
+   * return at once (the gateway hands it to the engine's context to acknowledge MQTT messages).
    */
   public void onDurable(Runnable moved) {
     this.durableMoved = moved;

@@ -146,12 +146,7 @@ class JournalTest {
     }
     assertThat(journal.drain(Duration.ofSeconds(20))).isTrue();
     journal.close();
-    journal =
-        Journal.open(
-            pool,
-            JournalSettings.defaults(spool2),
-            (e, p) -> alarms.add(e),
-            InstantSource.system());
+    journal = reopen(spool2);
     long next =
         journal.offer(
             new PassRecord(
@@ -189,5 +184,75 @@ class JournalTest {
     assertThat(db.count("SELECT sentinel_drop_observations_before('2026-01-02'::date)"))
         .isEqualTo(2);
     assertThat(db.count("SELECT count(*) FROM observations")).isEqualTo(1);
+  }
+
+  /**
+   * The feeder's mark ({@code fed}) is synced at most every second (FedFile): a power cut can lose
+   * its latest value, and the next start then feeds records PostgreSQL already has. They are
+   * no-ops: no row twice, none refused (a refused row would be set aside), the newest point value
+   * kept, and numbering goes on after the last record.
+   */
+  @Test
+  void recordsFedAgain_afterTheFedMarkLostItsLatestValue_changeNothingInPostgreSQL(
+      @TempDir Path folder) throws Exception {
+    journal.close();
+    journal = reopen(folder);
+    offerPasses(0, 100);
+    assertThat(journal.drain(Duration.ofSeconds(20))).isTrue();
+    String older = java.nio.file.Files.readString(folder.resolve(FedState.FILE));
+    offerPasses(100, 200);
+    assertThat(journal.drain(Duration.ofSeconds(20))).isTrue();
+    journal.close();
+    List<Long> seqsBefore = db.longs("SELECT seq FROM observations ORDER BY seq");
+    assertThat(seqsBefore).hasSize(200);
+    assertThat(java.nio.file.Files.readString(folder.resolve(FedState.FILE))).isNotEqualTo(older);
+    java.nio.file.Files.writeString(folder.resolve(FedState.FILE), older); // the last sync's value
+
+    journal = reopen(folder);
+    assertThat(journal.drain(Duration.ofSeconds(20))).isTrue();
+    assertThat(journal.stats().written()).isGreaterThanOrEqualTo(100 * 3); // fed again
+    assertThat(db.longs("SELECT seq FROM observations ORDER BY seq")).isEqualTo(seqsBefore);
+    assertThat(db.count("SELECT count(*) FROM self_points")).isEqualTo(1);
+    assertThat(db.count("SELECT count(*) FROM point_values")).isEqualTo(1);
+    assertThat(db.count("SELECT count(*) FROM point_values WHERE value = '49.9'")).isEqualTo(1);
+    assertThat(db.count("SELECT count(*) FROM dead_letters")).isZero();
+    assertThat(journal.stats().deadLetters()).isZero();
+    long next = offerPasses(200, 201);
+    assertThat(next).isGreaterThan(seqsBefore.get(seqsBefore.size() - 1));
+    assertThat(journal.drain(Duration.ofSeconds(20))).isTrue();
+    assertThat(db.count("SELECT count(*) FROM observations")).isEqualTo(201);
+    assertThat(alarms).isEmpty();
+  }
+
+  private Journal reopen(Path folder) throws java.io.IOException {
+    return Journal.open(
+        pool, JournalSettings.defaults(folder), (e, p) -> alarms.add(e), InstantSource.system());
+  }
+
+  /**
+   * Passes {@code from} to {@code to} (exclusive): an observation, its transition, a self point.
+   */
+  private long offerPasses(int from, int to) {
+    long last = -1;
+    for (int i = from; i < to; i++) {
+      Instant at = T.plusMillis(i);
+      double v = i == 199 ? 49.9 : 40 + i % 5;
+      PassResult result =
+          new PassResult(
+              List.of(
+                  new Transition(
+                      "boiler.ch1.flow-temp",
+                      PointState.unknown(at),
+                      new PointState(Value.of(v), Quality.LIVE, at),
+                      true,
+                      true)),
+              List.of(),
+              List.of(),
+              List.of(),
+              List.of(),
+              List.of(new SelfPoint("journal.test", Value.of((double) i), at)));
+      last = journal.offer(new PassRecord(at, List.of(flow(v, at)), result), List.of());
+    }
+    return last;
   }
 }

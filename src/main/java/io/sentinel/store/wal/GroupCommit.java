@@ -9,19 +9,22 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
- * Group commit over a {@link SegmentLog}: a writer thread takes what waits on the queue, encodes
- * each item into one record and appends it; a syncing thread forces what was written (one {@code
- * fdatasync} for everything appended since the last) and then says how far it is durable. While one
- * batch syncs the next is encoded and written, so the sync rate adapts to the load: one sync a
- * record when idle, thousands of records a sync under load.
+ * Group commit over a {@link SegmentLog}: one thread takes everything that waits on the queue,
+ * encodes each item into one record, appends it, forces what it appended (one {@code fdatasync} for
+ * the whole batch) and then says how far it is durable. What arrives while it syncs waits on the
+ * queue and is the next batch, so the sync rate adapts to the load: one sync a record when idle,
+ * thousands of records a sync under load. One thread, not a writer and a syncer: a batch costs one
+ * wake-up of one thread instead of a hand-off between two (issue 24: thread hand-offs were most of
+ * the gateway's CPU per pass).
  *
  * <p>The log's bound: an item that would take it past {@code maxBytes} waits (so does everything
- * behind it) until the feeder has deleted segments; the listener hears it at once.
+ * behind it) until the feeder has deleted segments, after what was written before it is synced; the
+ * listener hears it at once.
  */
 public final class GroupCommit<T> implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(GroupCommit.class);
 
-  /** Turns an item into a record, on the writer's thread. */
+  /** Turns an item into a record, on the journal's thread. */
   public interface Encoder<T> {
     /** The record's payload; {@code length} bytes of it are written, none when it is empty. */
     Encoded encode(T item);
@@ -35,7 +38,7 @@ public final class GroupCommit<T> implements AutoCloseable {
     public static final Encoded NONE = new Encoded(new byte[0], 0);
   }
 
-  /** What the log tells its owner; on the writer's or the syncer's thread, must return soon. */
+  /** What the log tells its owner; on the journal's thread, must return soon. */
   public interface Listener {
     /** Everything up to {@code mark}, ending at {@code end}, is on disk. */
     void durable(long mark, Position end);
@@ -56,15 +59,11 @@ public final class GroupCommit<T> implements AutoCloseable {
   private final long maxBytes;
   private final int maxBatch;
   private final Listener listener;
-  private final Thread writer;
-  private final Thread syncer;
-  private final Object lock = new Object();
-  private long writtenMark = Long.MIN_VALUE;
-  private Position writtenEnd;
+  private final Thread thread;
   private long syncedMark = Long.MIN_VALUE;
+  private boolean appendedSinceSync;
   private volatile Position durableEnd;
   private volatile boolean running = true;
-  private volatile boolean writerDone;
   private final AtomicLong syncs = new AtomicLong();
   private final AtomicLong syncNanos = new AtomicLong();
   private volatile long maxSyncNanos;
@@ -86,16 +85,12 @@ public final class GroupCommit<T> implements AutoCloseable {
     this.maxBatch = maxBatch;
     this.listener = listener;
     this.durableEnd = log.end();
-    this.writtenEnd = durableEnd;
-    this.writer = new Thread(this::write, name + "-writer");
-    this.syncer = new Thread(this::sync, name + "-sync");
-    writer.setDaemon(true);
-    syncer.setDaemon(true);
+    this.thread = new Thread(this::run, name + "-writer");
+    thread.setDaemon(true);
   }
 
   public void start() {
-    writer.start();
-    syncer.start();
+    thread.start();
   }
 
   /** How far the log is on disk: readers read up to here. */
@@ -107,7 +102,7 @@ public final class GroupCommit<T> implements AutoCloseable {
     return new Stats(syncs.get(), syncNanos.get(), maxSyncNanos, records, bytes);
   }
 
-  private void write() {
+  private void run() {
     List<T> batch = new ArrayList<>();
     while (running || !queue.isEmpty()) {
       try {
@@ -116,42 +111,73 @@ public final class GroupCommit<T> implements AutoCloseable {
           continue;
         }
         batch.add(first);
-        queue.drainTo(batch, maxBatch - 1);
         long mark = Long.MIN_VALUE;
         Position end = null;
-        for (T item : batch) {
-          Encoded e = encoder.encode(item);
-          if (e.length() > 0) {
-            if (!hasRoom(e.length())) {
-              // What this batch wrote so far is synced and fed first: that is what makes room.
-              publish(mark, end);
-              awaitRoom(e.length());
+        int taken = 0;
+        // Everything waiting goes into this sync, including what queued while it was encoded.
+        do {
+          queue.drainTo(batch, maxBatch - batch.size());
+          taken += batch.size();
+          for (T item : batch) {
+            Encoded e = encoder.encode(item);
+            if (e.length() > 0) {
+              if (!hasRoom(e.length())) {
+                // What this batch wrote so far is synced and fed first: that is what makes room.
+                syncThrough(mark, end);
+                awaitRoom(e.length());
+              }
+              end = appendRetrying(e);
+              appendedSinceSync = true;
+              records++;
+              bytes += SegmentLog.framed(e.length());
             }
-            end = appendRetrying(e);
-            records++;
-            bytes += SegmentLog.framed(e.length());
+            mark = Math.max(mark, encoder.mark(item));
           }
-          mark = Math.max(mark, encoder.mark(item));
-        }
-        batch.clear();
-        publish(mark, end);
+          batch.clear();
+        } while (taken < maxBatch && !queue.isEmpty());
+        syncThrough(mark, end);
       } catch (InterruptedException e) {
         // closing: the loop takes what is still queued
       }
     }
-    synchronized (lock) {
-      writerDone = true;
-      lock.notifyAll();
-    }
   }
 
-  private void publish(long mark, Position end) {
-    synchronized (lock) {
-      writtenMark = Math.max(writtenMark, mark);
-      if (end != null) {
-        writtenEnd = end;
+  /**
+   * Forces what was appended since the last sync (retried while the disk fails), then moves the
+   * durable mark to {@code mark} and says so; {@code end}: where the last append ended (null: none
+   * in this batch).
+   */
+  private void syncThrough(long mark, Position end) throws InterruptedException {
+    if (mark == Long.MIN_VALUE || (mark <= syncedMark && end == null)) {
+      return;
+    }
+    if (appendedSinceSync) {
+      while (true) {
+        try {
+          long t0 = System.nanoTime();
+          log.force();
+          long took = System.nanoTime() - t0;
+          syncs.incrementAndGet();
+          syncNanos.addAndGet(took);
+          if (took > maxSyncNanos) {
+            maxSyncNanos = took;
+          }
+          appendedSinceSync = false;
+          break;
+        } catch (IOException e) {
+          listener.failed(e);
+          Thread.sleep(1000);
+        }
       }
-      lock.notifyAll();
+    }
+    syncedMark = Math.max(syncedMark, mark);
+    if (end != null) {
+      durableEnd = end;
+    }
+    try {
+      listener.durable(syncedMark, durableEnd);
+    } catch (RuntimeException e) {
+      LOG.errorf(e, "SEN-DB-007 the journal's durable mark listener failed");
     }
   }
 
@@ -188,57 +214,13 @@ public final class GroupCommit<T> implements AutoCloseable {
     }
   }
 
-  private void sync() {
-    while (true) {
-      long mark;
-      Position end;
-      synchronized (lock) {
-        while (writtenMark <= syncedMark && !writerDone) {
-          try {
-            lock.wait(100);
-          } catch (InterruptedException e) {
-            // closing: the writer says when it is done
-          }
-        }
-        if (writtenMark <= syncedMark && writerDone) {
-          return;
-        }
-        mark = writtenMark;
-        end = writtenEnd;
-      }
-      try {
-        long t0 = System.nanoTime();
-        log.force();
-        long took = System.nanoTime() - t0;
-        syncs.incrementAndGet();
-        syncNanos.addAndGet(took);
-        if (took > maxSyncNanos) {
-          maxSyncNanos = took;
-        }
-        syncedMark = mark;
-        durableEnd = end;
-        listener.durable(mark, end);
-      } catch (IOException e) {
-        listener.failed(e);
-        try {
-          Thread.sleep(1000);
-        } catch (InterruptedException ie) {
-          // retried at once
-        }
-      } catch (RuntimeException e) {
-        LOG.errorf(e, "SEN-DB-007 the journal's durable mark listener failed");
-      }
-    }
-  }
-
-  /** Writes and syncs what is queued, then stops both threads. */
+  /** Writes and syncs what is queued, then stops the thread. */
   @Override
   public void close() {
     // No interrupt: one that lands in a FileChannel write closes the channel.
     running = false;
     try {
-      writer.join(10_000);
-      syncer.join(10_000);
+      thread.join(20_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
