@@ -1,6 +1,7 @@
 package io.sentinel.mqtt;
 
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -62,9 +63,19 @@ final class Outbound {
     return done;
   }
 
-  /** Stops the pump's thread; what waits is left to fail with the client's disconnect. */
+  /** Stops the pump's thread; what still waits fails, said to whoever waits for it. */
   void close() {
+    List<Waiting> left;
+    synchronized (this) {
+      left = List.copyOf(waiting);
+      waiting.clear();
+    }
     pump.shutdown();
+    left.forEach(
+        w ->
+            w.done()
+                .completeExceptionally(
+                    new IllegalStateException("the MQTT connection stopped before this publish")));
   }
 
   synchronized int waiting() {
@@ -94,9 +105,13 @@ final class Outbound {
           } else {
             w.done().complete(result);
           }
-          if (more) {
+          if (more && !pump.isShutdown()) {
             // On the pump's own thread: a completion that runs inside hand() must not recurse.
-            pump.execute(this::drain);
+            try {
+              pump.execute(this::drain);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+              // closed meanwhile: close() failed what waited
+            }
           }
         });
   }

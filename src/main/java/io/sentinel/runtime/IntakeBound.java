@@ -35,7 +35,10 @@ public final class IntakeBound {
   private final Predicate<Boolean> pauseReading;
   private final BiConsumer<ControlEvent, SelfPoint> said;
   private final InstantSource clock;
-  private boolean paused;
+
+  /** Volatile: {@link #check} reads it without the lock on every message. */
+  private volatile boolean paused;
+
   private boolean overloaded;
   private long pauses;
   private long episodePauses;
@@ -76,8 +79,19 @@ public final class IntakeBound {
     return max;
   }
 
-  /** After messages were taken or acknowledged (any thread): pauses or resumes reading. */
-  synchronized void check() {
+  /**
+   * After messages were taken or acknowledged (any thread, every message): pauses or resumes
+   * reading. Takes the lock only when a bound is crossed, not once per message.
+   */
+  void check() {
+    long h = held.getAsLong();
+    if (paused ? h > resumeAt : h < max) {
+      return;
+    }
+    transition();
+  }
+
+  private synchronized void transition() {
     long h = held.getAsLong();
     if (!paused && h >= max) {
       paused = true;
@@ -122,7 +136,7 @@ public final class IntakeBound {
 
   /** Ends an overload after {@link #QUIET} without a pause (called every second). */
   synchronized void tick() {
-    check();
+    transition();
     Instant now = clock.instant();
     if (!overloaded || paused || now.isBefore(lastPause.plus(QUIET))) {
       return;
@@ -146,7 +160,7 @@ public final class IntakeBound {
         new SelfPoint("ingest.overloaded", Value.of(false), now));
   }
 
-  public synchronized boolean paused() {
+  public boolean paused() {
     return paused;
   }
 

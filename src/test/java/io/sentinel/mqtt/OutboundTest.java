@@ -91,4 +91,19 @@ class OutboundTest {
     assertThat(out.waiting()).isZero();
     out.close();
   }
+
+  @Test
+  void close_failsWhatStillWaits_andALateAcknowledgementIsHarmless() {
+    Outbound out = new Outbound(100);
+    CompletableFuture<Object> held = new CompletableFuture<>();
+    for (int i = 0; i < Outbound.IN_CLIENT; i++) {
+      out.send(() -> held);
+    }
+    CompletableFuture<?> waiting = out.send(() -> CompletableFuture.completedFuture("sent"));
+    out.close();
+    assertThat(waiting).isCompletedExceptionally();
+    assertThat(out.waiting()).isZero();
+    held.complete("ack"); // the pump is gone: nothing is handed on, nothing thrown
+    assertThat(out.waiting()).isZero();
+  }
 }
