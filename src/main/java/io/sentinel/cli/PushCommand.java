@@ -107,6 +107,7 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
     URI url = gateway.url();
     Topics topics = new Topics(gateway.site);
     CompletableFuture<JsonNode> status = new CompletableFuture<>();
+    String documentHash = CanonicalBody.sha256(document);
     // Set on the client's thread when the broker has taken this publish, so before any answer to
     // it: a refusal seen earlier is a retained one, whatever its flag says (Moquette drops it).
     java.util.concurrent.atomic.AtomicBoolean taken =
@@ -133,6 +134,13 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
             if ((p.isRetain() || !taken.get())
                 && !"active".equals(state)
                 && !"shadow".equals(state)) {
+              return;
+            }
+            // A refusal is of one document's bytes: the same rules signed differently (the
+            // unreviewed push before this reviewed one) are another document, and a refusal of
+            // that one said again (its retained copy delivered again) is not this one's answer.
+            String refused = s.path("document_sha256").asText("");
+            if ("rejected".equals(state) && !refused.isEmpty() && !refused.equals(documentHash)) {
               return;
             }
             if (hash.equals(s.path("content_hash").asText())) {

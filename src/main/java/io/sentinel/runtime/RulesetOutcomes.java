@@ -8,6 +8,7 @@ import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.RejectReason;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.rule.RuleChanges;
+import io.sentinel.site.revision.CanonicalBody;
 import io.sentinel.site.revision.RevisionCodes;
 import io.sentinel.site.revision.RevisionGate;
 import io.sentinel.site.yaml.Problem;
@@ -41,6 +42,13 @@ final class RulesetOutcomes {
   /** The content hash of the document the last status was about ("" when it was unreadable). */
   private String lastStatusHash;
 
+  /**
+   * SHA-256 of the bytes of the document being answered: two documents with one content hash (the
+   * same rules, signed and then reviewed) are told apart by it, so that a refusal of the one said
+   * again is not taken as the answer to the other.
+   */
+  private String documentHash = "";
+
   RulesetOutcomes(
       Topics topics,
       EngineLoop loop,
@@ -61,6 +69,11 @@ final class RulesetOutcomes {
   /** The content hash of the document the last status was about ("" when it was unreadable). */
   String lastStatusHash() {
     return lastStatusHash;
+  }
+
+  /** The document whose outcomes follow, until the next one: the topic's thread only. */
+  void answering(byte[] document) {
+    documentHash = CanonicalBody.sha256(document);
   }
 
   /** An accepted revision the engine did not take (it failed to start): refused as invalid. */
@@ -133,6 +146,7 @@ final class RulesetOutcomes {
             state,
             activeRevision.getAsLong(),
             hash.isEmpty() ? Optional.empty() : Optional.of(hash),
+            documentHash,
             problems,
             signer,
             reviewer,

@@ -111,6 +111,7 @@ final class RulesetTopic implements AutoCloseable {
   }
 
   private void handle(byte[] payload) {
+    outcomes.answering(payload);
     try {
       decide(payload);
     } catch (RuntimeException e) {

@@ -142,14 +142,16 @@ public final class Payloads {
 
   /**
    * {@code ruleset/status}: {@code {"revision", "state": "active"|"rejected", "active_revision",
-   * "content_hash", "problems": [{"severity", "code", "file", "line", "rule", "message"}],
-   * "signer", "changes", "ts"}}.
+   * "content_hash", "document_sha256", "problems": [{"severity", "code", "file", "line", "rule",
+   * "message"}], "signer", "changes", "ts"}}: {@code document_sha256} is of the document's bytes as
+   * delivered, signatures included.
    */
   public static byte[] rulesetStatus(
       Optional<Long> revision,
       String state,
       long activeRevision,
       Optional<String> contentHash,
+      String documentSha256,
       List<io.sentinel.site.yaml.Problem> problems,
       Optional<String> signer,
       Optional<String> reviewer,
@@ -163,6 +165,7 @@ public final class Payloads {
             .put("state", state)
             .put("active_revision", activeRevision)
             .put("content_hash", contentHash.orElse(null))
+            .put("document_sha256", documentSha256)
             .put("problems", list);
     signer.ifPresent(s -> o.put("signer", s));
     reviewer.ifPresent(s -> o.put("reviewer", s));

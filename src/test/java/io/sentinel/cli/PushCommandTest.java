@@ -161,8 +161,58 @@ class PushCommandTest {
     }
   }
 
+  @Test
+  void aRefusalOfOtherBytesWithTheSameRules_isNotThisPushsAnswer() throws Exception {
+    String site = "twins-" + UUID.randomUUID().toString().substring(0, 8);
+    String text = "revision: 2\nsite: " + site + "\nrules: []\n";
+    Path file = Files.writeString(dir.resolve("r.yaml"), text);
+    String hash = CanonicalBody.sha256(RevisionDocument.canonicalBody(text).orElseThrow());
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    java.util.concurrent.ExecutorService gateway =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    int p = port;
+    // The gateway, as it answers when the retained copy of an earlier document with these rules
+    // (signed, not reviewed) reaches it again just after this push: that refusal first, then this.
+    try (EmbeddedBroker broker =
+        EmbeddedBroker.start(
+            "127.0.0.1",
+            port,
+            (topic, payload) -> {
+              if (topic.equals("sentinel/" + site + "/ruleset")) {
+                gateway.execute(
+                    () -> {
+                      status(p, site, "rejected", hash, CanonicalBody.sha256(new byte[] {1}));
+                      status(p, site, "active", hash, CanonicalBody.sha256(payload));
+                    });
+              }
+            })) {
+      CliRunner r =
+          CliRunner.run(
+              "push",
+              file.toString(),
+              "--broker",
+              "tcp://127.0.0.1:" + port,
+              "--site",
+              site,
+              "--timeout",
+              "20s");
+      assertThat(r.exit()).as(r.output()).isZero();
+      assertThat(r.output()).contains("revision 2 active").doesNotContain("rejected");
+    } finally {
+      gateway.shutdownNow();
+    }
+  }
+
   /** What a gateway says of a document it activated: its status, matched by content hash. */
   private static void answer(int port, String site, String hash) {
+    status(port, site, "active", hash, "");
+  }
+
+  private static void status(
+      int port, String site, String state, String hash, String documentSha256) {
     var client =
         com.hivemq.client.mqtt.MqttClient.builder()
             .useMqttVersion3()
@@ -175,9 +225,12 @@ class PushCommandTest {
         .publishWith()
         .topic("sentinel/" + site + "/ruleset/status")
         .payload(
-            ("{\"revision\": 2, \"state\": \"active\", \"active_revision\": 2,"
-                    + " \"content_hash\": \""
+            ("{\"revision\": 2, \"state\": \""
+                    + state
+                    + "\", \"active_revision\": 2, \"content_hash\": \""
                     + hash
+                    + "\", \"document_sha256\": \""
+                    + documentSha256
                     + "\", \"problems\": []}")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8))
         .qos(com.hivemq.client.mqtt.datatypes.MqttQos.AT_LEAST_ONCE)

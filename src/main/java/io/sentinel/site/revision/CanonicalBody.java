@@ -101,11 +101,14 @@ public final class CanonicalBody {
 
   /** SHA-256 (hex) of a canonical body: a revision's content hash, signature aside. */
   public static String sha256(String body) {
+    return sha256(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /** SHA-256 (hex) of bytes: of a document as delivered, signatures and all. */
+  public static String sha256(byte[] bytes) {
     try {
       return java.util.HexFormat.of()
-          .formatHex(
-              java.security.MessageDigest.getInstance("SHA-256")
-                  .digest(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
     }
