@@ -142,16 +142,7 @@ class PushCommandTest {
         };
     broker.set(EmbeddedBroker.start("127.0.0.1", port, seen[0]));
     try {
-      CliRunner r =
-          CliRunner.run(
-              "push",
-              file.toString(),
-              "--broker",
-              "tcp://127.0.0.1:" + port,
-              "--site",
-              site,
-              "--timeout",
-              "20s");
+      CliRunner r = push(file, port, site);
       assertThat(r.exit()).as(r.output()).isZero();
       assertThat(r.output()).contains("closed the connection", "publishing again", "active");
       assertThat(documents.get()).isEqualTo(2);
@@ -189,21 +180,24 @@ class PushCommandTest {
                     });
               }
             })) {
-      CliRunner r =
-          CliRunner.run(
-              "push",
-              file.toString(),
-              "--broker",
-              "tcp://127.0.0.1:" + port,
-              "--site",
-              site,
-              "--timeout",
-              "20s");
+      CliRunner r = push(file, port, site);
       assertThat(r.exit()).as(r.output()).isZero();
       assertThat(r.output()).contains("revision 2 active").doesNotContain("rejected");
     } finally {
       gateway.shutdownNow();
     }
+  }
+
+  private static CliRunner push(Path file, int port, String site) {
+    return CliRunner.run(
+        "push",
+        file.toString(),
+        "--broker",
+        "tcp://127.0.0.1:" + port,
+        "--site",
+        site,
+        "--timeout",
+        "20s");
   }
 
   /** What a gateway says of a document it activated: its status, matched by content hash. */
