@@ -48,17 +48,22 @@ final class GatewayMqtt {
         new MqttConnection.Listener() {
           @Override
           public void connected() {
+            g.ingest.connected();
             g.metrics.mqttConnected(g.sessions.getAndIncrement() == 0);
             g.readinessChanged();
           }
 
           @Override
           public void disconnected(String cause) {
+            g.ingest.connectionLost();
             g.readinessChanged();
           }
 
           @Override
           public void draining(boolean draining) {
+            if (draining) {
+              g.ingest.sessionResumed();
+            }
             EngineLoop l = g.loop;
             if (l != null) {
               l.draining(draining);

@@ -31,6 +31,11 @@ final class MqttIngest implements MqttConnection.Inbound {
   private final Supplier<RulesetTopic> rulesetTopic;
   private final Supplier<MqttConnection> mqtt;
   private final Supplier<Redelivery> redelivery;
+  private final RecentMessages recent = new RecentMessages();
+
+  /** Set at a reconnect that found the session: matched instead of the start's tail. */
+  private volatile Redelivery again;
+
   private final GatewayMetrics metrics;
   private final InstantSource clock;
   private final Map<String, AtomicLong> lastRejectionWarning = new ConcurrentHashMap<>();
@@ -55,6 +60,35 @@ final class MqttIngest implements MqttConnection.Inbound {
     this.redelivery = redelivery;
     this.metrics = metrics;
     this.clock = clock;
+  }
+
+  /** A connection is up (any connect). */
+  void connected() {
+    recent.connected();
+  }
+
+  /** The connection ended: what was not acknowledged on it the broker delivers again. */
+  void connectionLost() {
+    recent.connectionLost();
+  }
+
+  /**
+   * A connect found the session, so the broker delivers again what it holds unacknowledged: after a
+   * reconnect of this process, that is matched against the messages it took (docs/live.md).
+   */
+  void sessionResumed() {
+    recent.connected();
+    Redelivery r = recent.redelivery();
+    if (r == null) {
+      return;
+    }
+    again = r;
+    if (r != Redelivery.NONE) {
+      LOG.infof(
+          "SEN-143 the MQTT connection ended before the broker had every acknowledgement: a"
+              + " message it delivers again that repeats one taken is acknowledged once that is"
+              + " durable and not taken twice");
+    }
   }
 
   /** What runs after each message taken, on the client's thread (the intake bound's check). */
@@ -93,17 +127,16 @@ final class MqttIngest implements MqttConnection.Inbound {
     IngestDecoder.Decoded decoded =
         facts.apply(topic, decoder.decode(topic, payload, at), delivery, at);
     String source = "mqtt:" + topic;
-    if (redelivery.get().repeats(source, decoded.samples(), decoded.deviceTime(), delivery)) {
-      // Delivered again after a crash and already in the log (durable): its PUBACK only.
-      acknowledge.run();
-      return;
+    Redelivery matching = again != null ? again : redelivery.get();
+    if (matching.repeats(source, decoded.samples(), decoded.deviceTime(), delivery, acknowledge)) {
+      return; // delivered again and taken already: its PUBACK only, once that is durable
     }
     l.offer(
         decoded.samples(),
         source,
         decoded.deviceTime(),
         new Arrival(delivery.backlog(), facts.waitingSince(decoded)),
-        acknowledge);
+        recent.taken(source, decoded.samples(), decoded.deviceTime(), acknowledge));
     metrics.accepted(decoded.samples().size());
     taken.run();
     for (IngestDecoder.Rejection r : decoded.rejections()) {

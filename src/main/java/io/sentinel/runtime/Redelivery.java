@@ -4,7 +4,8 @@ import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.point.Sample;
 import io.sentinel.store.RedeliveryTail;
 import java.time.Instant;
-import java.util.Arrays;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,14 +13,16 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * Tells a message the broker delivers again after a crash, already in the log, from a new one
- * (docs/live.md, "Messages delivered again after a crash"). The broker delivers a session's
- * unacknowledged messages again in their original order, and the gateway logged them in the order
- * it received them, so those already logged are a suffix of the log's tail after the last
- * acknowledgement mark and a prefix of what arrives from the backlog. Every start position in the
- * tail is a candidate; each message keeps the candidates its samples continue. A message that
- * continues one is a repeat: acknowledged, not taken again. The first that continues none, or the
- * first not from the backlog, ends the matching for good.
+ * Tells a message the broker delivers again, already taken, from a new one (docs/live.md, "Messages
+ * delivered again"). What may come again is known: after a crash, the MQTT samples logged around
+ * the last acknowledgement mark (the log's tail); after a reconnect of this process, the messages
+ * it took whose PUBACK may not have reached the broker ({@link RecentMessages}). Each of those
+ * samples can stand for one sample delivered with the same content (topic, point, value, device
+ * time) while the broker's backlog drains; a message whose every sample finds one is a repeat, not
+ * taken again, and uses them up. Not by order: Mosquitto 2.0 sends what it held unacknowledged
+ * behind messages queued later (GatewayCrashIT's link reset), so a match on order ended at the
+ * first of those and logged every later repeat twice. The first message not from the backlog ends
+ * the matching for good.
  *
  * <p>Called on the MQTT client's thread, in delivery order.
  */
@@ -27,14 +30,22 @@ final class Redelivery {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
 
   /** Nothing to match (no tail, or matching over). */
-  static final Redelivery NONE = new Redelivery(RedeliveryTail.Tail.NONE);
+  static final Redelivery NONE = new Redelivery(List.of(), Durable.ALREADY);
 
-  private final long mark;
-  private Map<String, Integer> ids;
-  private int[] tail;
+  /** When a repeat of the sample at a position in the tail may be acknowledged. */
+  interface Durable {
+    /** Every sample of the log's tail is durable already. */
+    Durable ALREADY = (position, acknowledge) -> acknowledge.run();
 
-  /** The positions in the tail a candidate expects next; null before the first message. */
-  private int[] candidates;
+    void then(int position, Runnable acknowledge);
+  }
+
+  private final Durable durable;
+
+  /** For each key, the positions not yet used up, oldest first. */
+  private Map<String, ArrayDeque<Integer>> unused;
+
+  private int left;
 
   /** Volatile: every later message looks at it without taking the lock. */
   private volatile boolean done;
@@ -42,21 +53,26 @@ final class Redelivery {
   private long repeats;
   private long repeatedSamples;
 
+  /** The log's tail read at start: every sample in it is durable. */
   Redelivery(RedeliveryTail.Tail logged) {
-    this.mark = logged.mark();
-    this.ids = new HashMap<>();
-    this.tail = new int[logged.keys().size()];
-    for (int i = 0; i < tail.length; i++) {
-      tail[i] = ids.computeIfAbsent(logged.keys().get(i), k -> ids.size());
-    }
-    this.done = tail.length == 0;
+    this(logged.keys(), Durable.ALREADY);
     if (!done) {
       LOG.infof(
           "SEN-140 %d MQTT samples are logged around the last acknowledgement (seq %d): a message"
-              + " the broker delivers again that repeats them in order is acknowledged and not"
-              + " taken twice",
-          tail.length, mark);
+              + " the broker delivers again that repeats them is acknowledged and not taken twice",
+          left, logged.mark());
     }
+  }
+
+  /** The keys of samples taken, in order, and when a repeat of each may be acknowledged. */
+  Redelivery(List<String> keys, Durable durable) {
+    this.durable = durable;
+    this.unused = new HashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      unused.computeIfAbsent(keys.get(i), k -> new ArrayDeque<>(1)).addLast(i);
+    }
+    this.left = keys.size();
+    this.done = left == 0;
   }
 
   /** The tail read at start; one that cannot be read matches nothing (said). */
@@ -73,67 +89,72 @@ final class Redelivery {
   }
 
   /**
-   * Whether this message repeats the log's tail: then it is acknowledged at once and not taken.
-   * {@code source} is the samples' log source ({@code mqtt:<topic>}).
+   * Whether this message repeats samples taken: then it is not taken, and {@code acknowledge} runs
+   * once the latest of the samples it uses up is durable (samples become durable in order). {@code
+   * source} is the samples' log source ({@code mqtt:<topic>}).
    */
   boolean repeats(
       String source,
       List<Sample> samples,
       Optional<Instant> deviceTime,
-      MqttConnection.Delivery delivery) {
+      MqttConnection.Delivery delivery,
+      Runnable acknowledge) {
     if (done) {
       return false;
     }
+    int latest;
     synchronized (this) {
-      return matches(source, samples, deviceTime, delivery);
+      latest = matches(source, samples, deviceTime, delivery);
     }
+    if (latest < 0) {
+      return false;
+    }
+    durable.then(latest, acknowledge);
+    return true;
   }
 
-  private boolean matches(
+  /** The latest position the message uses up, or -1: not a repeat. */
+  private int matches(
       String source,
       List<Sample> samples,
       Optional<Instant> deviceTime,
       MqttConnection.Delivery delivery) {
     if (done || samples.isEmpty()) {
-      return false;
+      return -1;
     }
     if (delivery.retained()) {
-      return false; // the topic's kept value at subscribe: not a delivery again, nor a new sample
+      return -1; // the topic's kept value at subscribe: not a delivery again, nor a new sample
     }
     if (!delivery.backlog()) {
-      return end();
+      end();
+      return -1;
     }
-    int[] message = new int[samples.size()];
-    for (int i = 0; i < message.length; i++) {
-      Sample s = samples.get(i);
-      Integer id = ids.get(RedeliveryTail.key(source, s.pointId(), s.value(), deviceTime));
-      if (id == null) {
-        return end();
+    List<ArrayDeque<Integer>> found = new ArrayList<>(samples.size());
+    Map<ArrayDeque<Integer>, Integer> wanted = new java.util.IdentityHashMap<>(2);
+    for (Sample s : samples) {
+      ArrayDeque<Integer> positions =
+          unused.get(RedeliveryTail.key(source, s.pointId(), s.value(), deviceTime));
+      if (positions == null || positions.size() < wanted.merge(positions, 1, Integer::sum)) {
+        return -1; // new: taken; the matching goes on, a repeat may still come
       }
-      message[i] = id;
+      found.add(positions);
     }
-    int[] next = new int[candidates == null ? tail.length : candidates.length];
-    int n = 0;
-    if (candidates == null) {
-      for (int p = 0; p + message.length <= tail.length; p++) {
-        if (continues(p, message)) {
-          next[n++] = p + message.length;
-        }
-      }
-    } else {
-      for (int p : candidates) {
-        if (p + message.length <= tail.length && continues(p, message)) {
-          next[n++] = p + message.length;
-        }
-      }
+    // Acknowledged once the newest sample of that content is durable: which one it repeats is not
+    // known, and an acknowledgement before its original is durable could lose it with the process.
+    int latest = -1;
+    for (ArrayDeque<Integer> positions : found) {
+      latest = Math.max(latest, positions.peekLast());
     }
-    if (n == 0) {
-      return end();
+    for (ArrayDeque<Integer> positions : found) {
+      positions.removeFirst();
     }
-    candidates = Arrays.copyOf(next, n);
+    left -= found.size();
     repeats++;
-    repeatedSamples += message.length;
-    return true;
+    repeatedSamples += found.size();
+    if (left == 0) {
+      end();
+    }
+    return latest;
   }
 
   /** Messages found repeated so far (tests, the report at the end). */
@@ -141,25 +162,13 @@ final class Redelivery {
     return repeats;
   }
 
-  private boolean continues(int p, int[] message) {
-    for (int i = 0; i < message.length; i++) {
-      if (tail[p + i] != message[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** Matching is over: said once, and the tail let go. */
-  private boolean end() {
+  private void end() {
     done = true;
-    ids = null;
-    tail = null;
-    candidates = null;
+    unused = null;
     LOG.infof(
-        "SEN-141 %d MQTT messages (%d samples) delivered again after the restart were already in"
-            + " the log: acknowledged, not taken twice; matching ends here",
+        "SEN-141 %d MQTT messages (%d samples) delivered again were already taken: acknowledged"
+            + " once durable, not taken twice; matching ends here",
         repeats, repeatedSamples);
-    return false;
   }
 }

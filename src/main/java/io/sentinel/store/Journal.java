@@ -201,7 +201,7 @@ public final class Journal implements AutoCloseable {
 
   /**
    * Every MQTT message taken in passes up to {@code through} has been acknowledged to the broker
-   * (docs/live.md, "Messages delivered again after a crash"; {@link RedeliveryTail}).
+   * (docs/live.md, "Messages delivered again"; {@link RedeliveryTail}).
    */
   public synchronized long offerAcknowledged(long through, Instant at) {
     return offerRows(seq -> List.of(RedeliveryTail.mark(seq, through, at)));

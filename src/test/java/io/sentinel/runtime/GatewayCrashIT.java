@@ -84,36 +84,7 @@ class GatewayCrashIT {
     // session (Mosquitto: max_queued_messages, 1,000 by default) would drop past its limit.
     java.util.concurrent.atomic.AtomicBoolean gatewayDown =
         new java.util.concurrent.atomic.AtomicBoolean();
-    java.util.concurrent.Semaphore window = new java.util.concurrent.Semaphore(DEVICE_WINDOW);
-    Thread publisher =
-        new Thread(
-            () -> {
-              long t0 = System.nanoTime();
-              for (int i = 0; i < SAMPLES; i++) {
-                if (gatewayDown.get()) {
-                  await("the gateway back", () -> !gatewayDown.get());
-                  t0 = System.nanoTime() - (long) i * 1_000_000_000L / RATE;
-                }
-                long due = t0 + i * 1_000_000_000L / RATE;
-                while (System.nanoTime() < due) {
-                  java.util.concurrent.locks.LockSupport.parkNanos(100_000);
-                }
-                try {
-                  window.acquire();
-                } catch (InterruptedException e) {
-                  return;
-                }
-                device
-                    .publishAsync(
-                        topic("points/" + LOAD),
-                        Integer.toString(i).getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                        false)
-                    .whenComplete((ack, error) -> window.release());
-                published.incrementAndGet();
-              }
-            },
-            "crash-it-device");
-    publisher.setDaemon(true);
+    Thread publisher = publisher(published, gatewayDown);
     long loadStarted = System.nanoTime();
     publisher.start();
 
@@ -133,14 +104,8 @@ class GatewayCrashIT {
     gateway = startGateway();
     awaitOnline(2);
     gatewayDown.set(false);
-    publisher.join(rig.left().toMillis());
-    assertThat(published.get()).isEqualTo(SAMPLES);
     // Every sample the device published (each PUBACKed to it by the broker) is logged.
-    try {
-      await("every sample logged", () -> logged() == SAMPLES);
-    } catch (AssertionError e) {
-      throw new AssertionError(e.getMessage() + ": " + logged() + " of " + SAMPLES, e);
-    }
+    awaitEverySampleLogged(publisher, published);
     assertThat(db.count("SELECT count(*) FROM dead_letters")).isZero();
     List<Long> values =
         db.longs(
@@ -190,6 +155,104 @@ class GatewayCrashIT {
         rows,
         rows - values.size(),
         (System.nanoTime() - started) / 1e9);
+  }
+
+  /**
+   * The same process reconnects mid-stream: the link between it and the broker is reset twice under
+   * load, and Mosquitto delivers again what it holds unacknowledged (taken, some durable, their
+   * PUBACKs lost with the connection). Each repeat is matched against the messages taken on the
+   * connection before and acknowledged once the original is durable (docs/live.md, "Messages
+   * delivered again"). Nothing the device published is lost across the resets.
+   */
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void linkResetUnderLoad_theSameProcessLosesNothing_andMatchesWhatComesAgain() throws Exception {
+    long started = System.nanoTime();
+    try (SlowLink link = new SlowLink(rig.mqtt)) {
+      gateway =
+          rig.start(
+              "",
+              rig.restartable(0),
+              Map.of(
+                  "SENTINEL_DB_URL", db.configUrl(),
+                  "SENTINEL_MQTT_VERSION", rig.mqttVersion(),
+                  "SENTINEL_MQTT_URL", link.url()));
+      awaitOnline(1);
+      AtomicInteger published = new AtomicInteger();
+      Thread publisher = publisher(published, new java.util.concurrent.atomic.AtomicBoolean());
+      publisher.start();
+      await("load under way", () -> published.get() >= KILL_AT);
+      link.reset();
+      awaitOnline(2);
+      await("more load", () -> published.get() >= 2 * KILL_AT);
+      link.reset();
+      awaitOnline(3);
+      awaitEverySampleLogged(publisher, published);
+      long rows = db.count("SELECT count(*) FROM observations WHERE point_id = '" + LOAD + "'");
+      String log = java.nio.file.Files.readString(java.nio.file.Path.of("target", "crash-1.log"));
+      java.util.regex.Matcher repeats =
+          java.util.regex.Pattern.compile("SEN-141 (\\d+) MQTT messages").matcher(log);
+      List<Long> matched = new ArrayList<>();
+      while (repeats.find()) {
+        matched.add(Long.parseLong(repeats.group(1)));
+      }
+      System.out.printf(
+          "GatewayCrashIT (%s, link reset twice under %d/s): %d rows for %d samples; repeats"
+              + " matched at each reconnect: %s; %.1f s%n",
+          rig.mqtt, RATE, rows, SAMPLES, matched, (System.nanoTime() - started) / 1e9);
+      // At least once, not exactly: Mosquitto 2.0.11 (this machine's) was seen sending messages
+      // again on the connection that had already taken and acknowledged them, after a resumed
+      // session (inflight quota bugs, fixed in 2.0.13); no content match can tell those from new
+      // ones (docs/live.md). The figures are printed.
+      assertThat(rows).as("every sample at least once").isGreaterThanOrEqualTo(SAMPLES);
+    }
+  }
+
+  /** The device: {@link #SAMPLES} at {@link #RATE}, holding off while {@code hold} is set. */
+  private Thread publisher(
+      AtomicInteger published, java.util.concurrent.atomic.AtomicBoolean hold) {
+    java.util.concurrent.Semaphore window = new java.util.concurrent.Semaphore(DEVICE_WINDOW);
+    Thread publisher =
+        new Thread(
+            () -> {
+              long t0 = System.nanoTime();
+              for (int i = 0; i < SAMPLES; i++) {
+                if (hold.get()) {
+                  await("the gateway back", () -> !hold.get());
+                  t0 = System.nanoTime() - (long) i * 1_000_000_000L / RATE;
+                }
+                long due = t0 + i * 1_000_000_000L / RATE;
+                while (System.nanoTime() < due) {
+                  java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                }
+                try {
+                  window.acquire();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                device
+                    .publishAsync(
+                        topic("points/" + LOAD),
+                        Integer.toString(i).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        false)
+                    .whenComplete((ack, error) -> window.release());
+                published.incrementAndGet();
+              }
+            },
+            "crash-it-device");
+    publisher.setDaemon(true);
+    return publisher;
+  }
+
+  private void awaitEverySampleLogged(Thread publisher, AtomicInteger published)
+      throws InterruptedException {
+    publisher.join(rig.left().toMillis());
+    assertThat(published.get()).isEqualTo(SAMPLES);
+    try {
+      await("every sample logged", () -> logged() == SAMPLES);
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + ": " + logged() + " of " + SAMPLES, e);
+    }
   }
 
   private Process startGateway() throws IOException {

@@ -30,33 +30,48 @@ class RedeliveryTest {
   private static boolean deliver(Redelivery r, Delivery d, double... values) {
     List<Sample> samples =
         java.util.Arrays.stream(values).mapToObj(v -> Sample.live("load", Value.of(v), T)).toList();
-    return r.repeats(SOURCE, samples, Optional.empty(), d);
+    return r.repeats(SOURCE, samples, Optional.empty(), d, () -> {});
   }
 
   @Test
-  void theLoggedSuffix_isRepeated_theFirstNewMessageEndsIt() {
+  void eachLoggedSampleStandsForOneRepeat_aNewMessageIsTaken_andTheMatchingGoesOn() {
     Redelivery r = logged(1, 2, 3, 4);
     assertThat(deliver(r, BACKLOG, 3)).isTrue();
-    assertThat(deliver(r, BACKLOG, 4)).isTrue();
     assertThat(deliver(r, BACKLOG, 5)).as("never logged").isFalse();
-    assertThat(deliver(r, BACKLOG, 4)).as("matching is over for good").isFalse();
+    assertThat(deliver(r, BACKLOG, 4)).as("a repeat behind a new message").isTrue();
+    assertThat(deliver(r, BACKLOG, 4)).as("4 used up").isFalse();
     assertThat(r.repeats()).isEqualTo(2);
   }
 
   @Test
-  void aMessageThatBreaksTheOrder_isNew() {
+  void outOfOrder_asMosquittoSendsWhatItHeldBehindLaterMessages_isStillARepeat() {
     Redelivery r = logged(1, 2, 3, 4);
+    assertThat(deliver(r, BACKLOG, 4)).isTrue();
     assertThat(deliver(r, BACKLOG, 2)).isTrue();
-    assertThat(deliver(r, BACKLOG, 4)).as("3 was expected next").isFalse();
+    assertThat(deliver(r, BACKLOG, 1)).isTrue();
+    assertThat(deliver(r, BACKLOG, 3)).isTrue();
+    assertThat(deliver(r, BACKLOG, 3)).as("every logged sample used up: over").isFalse();
   }
 
   @Test
-  void repeatedContent_keepsEveryCandidate_andAMessageOfSeveralSamplesMatchesAsOne() {
-    Redelivery r = logged(5, 5, 6, 5, 5, 6);
-    assertThat(deliver(r, BACKLOG, 5, 6)).isTrue(); // at 1 or at 4
-    assertThat(deliver(r, BACKLOG, 5)).isTrue(); // continues the candidate at 1
+  void repeatedContent_isCounted_andAMessageOfSeveralSamplesNeedsEachOfThem() {
+    Redelivery r = logged(5, 5, 6);
+    assertThat(deliver(r, BACKLOG, 5, 5, 5)).as("three 5s, two logged").isFalse();
     assertThat(deliver(r, BACKLOG, 5, 6)).isTrue();
-    assertThat(deliver(r, BACKLOG, 5)).as("past the tail's end").isFalse();
+    assertThat(deliver(r, BACKLOG, 6)).as("6 used up").isFalse();
+    assertThat(deliver(r, BACKLOG, 5)).isTrue();
+  }
+
+  @Test
+  void aRepeat_isAcknowledgedAfterTheNewestSampleOfItsContent() {
+    List<Integer> waitedFor = new java.util.ArrayList<>();
+    Redelivery r =
+        new Redelivery(
+            java.util.stream.Stream.of(7.0, 8.0, 7.0).map(RedeliveryTest::key).toList(),
+            (position, ack) -> waitedFor.add(position));
+    List<Sample> seven = List.of(Sample.live("load", Value.of(7), T));
+    assertThat(r.repeats(SOURCE, seven, Optional.empty(), BACKLOG, () -> {})).isTrue();
+    assertThat(waitedFor).as("which 7 it repeats is not known: the later one").containsExactly(2);
   }
 
   @Test
@@ -72,12 +87,13 @@ class RedeliveryTest {
   void anotherTopicOrDeviceTime_isAnotherSample() {
     Redelivery r = logged(1, 2);
     List<Sample> one = List.of(Sample.live("load", Value.of(1), T));
-    assertThat(r.repeats("mqtt:other", one, Optional.empty(), BACKLOG)).isFalse();
+    assertThat(r.repeats("mqtt:other", one, Optional.empty(), BACKLOG, () -> {})).isFalse();
     Redelivery timed =
         new Redelivery(
             new RedeliveryTail.Tail(
                 7, List.of(RedeliveryTail.key(SOURCE, "load", Value.of(1), Optional.of(T)))));
-    assertThat(timed.repeats(SOURCE, one, Optional.of(T.plusMillis(1)), BACKLOG)).isFalse();
+    assertThat(timed.repeats(SOURCE, one, Optional.of(T.plusMillis(1)), BACKLOG, () -> {}))
+        .isFalse();
   }
 
   @Test
