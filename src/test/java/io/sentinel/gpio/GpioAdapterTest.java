@@ -276,6 +276,8 @@ class GpioAdapterTest {
     assertThat(adapter.ready()).isFalse();
 
     await().atMost(WAIT).until(adapter::ready);
+    // ready is set on the adapter's thread just before it tells the listener.
+    await().atMost(WAIT).until(() -> recorder.readiness.get() >= 1);
     assertThat(attempts.get()).isEqualTo(3);
     assertThat(recorder.readiness.get()).isEqualTo(1);
     assertThat(pin(19)).isEqualTo(DigitalState.HIGH);
