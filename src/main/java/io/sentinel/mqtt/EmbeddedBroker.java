@@ -4,6 +4,7 @@ import io.moquette.BrokerConstants;
 import io.moquette.broker.Server;
 import io.moquette.broker.config.FluentConfig;
 import io.moquette.broker.config.IConfig;
+import io.moquette.broker.security.IAuthorizatorPolicy;
 import io.moquette.interception.AbstractInterceptHandler;
 import io.moquette.interception.messages.InterceptPublishMessage;
 import java.io.IOException;
@@ -13,7 +14,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.jboss.logging.Logger;
 
 /**
  * The in-process MQTT broker of a gateway started without {@code sentinel.mqtt.url} (Moquette: MQTT
@@ -24,14 +28,83 @@ public final class EmbeddedBroker implements AutoCloseable {
   /** Payloads up to this size pass the broker; the gateway's own limit is lower and counted. */
   private static final int MAX_MESSAGE_BYTES = 1 << 20;
 
-  private final Server server;
+  private static final Logger LOG = Logger.getLogger(EmbeddedBroker.class);
+
+  private final IConfig config;
+  private final IAuthorizatorPolicy authorizator;
+  private final Observer observer;
   private final String host;
   private final int port;
 
-  private EmbeddedBroker(Server server, String host, int port) {
-    this.server = server;
+  /** Guarded by this: replaced when a session loop fails. */
+  private Server server;
+
+  /** Guarded by this: the port clients reach, in front of Moquette's. */
+  private DupClearingRelay door;
+
+  private boolean closed;
+  private final AtomicInteger restarts = new AtomicInteger();
+
+  private EmbeddedBroker(
+      IConfig config,
+      IAuthorizatorPolicy authorizator,
+      String host,
+      int port,
+      BiConsumer<String, byte[]> published) {
+    this.config = config;
+    this.authorizator = authorizator;
     this.host = host;
     this.port = port;
+    this.observer = new Observer(published, this::sessionLoopFailed);
+  }
+
+  private Server startServer() {
+    Server s = new Server();
+    try {
+      s.startServer(config, List.of(observer), null, null, authorizator);
+    } catch (IOException e) {
+      throw new UncheckedIOException("the embedded MQTT broker did not start", e);
+    }
+    return s;
+  }
+
+  /**
+   * Moquette 0.17 runs each client's commands on one of a few session loops, and a loop whose
+   * command throws ends for good: every client it serves then gets no PUBACK and no message, while
+   * the others go on (a half-dead broker, seen in CI; docs/runtime.md, "The embedded broker"). So
+   * Moquette is started again behind the same door, from a thread of its own (stopping joins the
+   * loops, one of which tells of the failure on this call); the clients reconnect. What it kept in
+   * memory (retained messages, sessions) is lost with it, as at a restart of the gateway.
+   */
+  private void sessionLoopFailed(Throwable error) {
+    LOG.errorf(
+        error,
+        "SEN-048 the embedded MQTT broker's session loop failed (%s): the clients it served would"
+            + " get nothing more, so the broker starts again on %s (its retained messages and"
+            + " sessions were in memory: clients reconnect and subscribe again)",
+        error,
+        url());
+    Thread restart =
+        new Thread(
+            () -> {
+              synchronized (this) {
+                if (closed) {
+                  return;
+                }
+                server.stopServer();
+                door.dropConnections();
+                server = startServer();
+                restarts.incrementAndGet();
+              }
+            },
+            "sentinel-embedded-broker-restart");
+    restart.setDaemon(true);
+    restart.start();
+  }
+
+  /** How often a failed session loop made the broker start again (tests). */
+  public int restarts() {
+    return restarts.get();
   }
 
   /**
@@ -69,6 +142,15 @@ public final class EmbeddedBroker implements AutoCloseable {
    * receives (a test's view from the broker's side, which survives clients' reconnections).
    */
   public static EmbeddedBroker start(String host, int port, BiConsumer<String, byte[]> published) {
+    return start(host, port, published, null);
+  }
+
+  /** As above, with {@code authorizator} asked of every publish and subscribe (null: any). */
+  static EmbeddedBroker start(
+      String host,
+      int port,
+      BiConsumer<String, byte[]> published,
+      IAuthorizatorPolicy authorizator) {
     // A native image is the Pi's gateway, which uses a real server (docs/native.md). There this
     // method is replaced by EmbeddedBrokerSubstitutions (Moquette stays out of the image); the
     // property is the one GraalVM's ImageInfo reads, which lets a JVM test see the refusal.
@@ -76,19 +158,29 @@ public final class EmbeddedBroker implements AutoCloseable {
       throw notInNativeImage();
     }
     requireLoopback(host);
-    int chosen = port == 0 ? freePort(host) : port;
-    try (ServerSocket probe = new ServerSocket()) {
-      // Moquette's own bind failure is a stack trace in its log; this one names the way out.
-      probe.bind(new InetSocketAddress(InetAddress.getByName(host), chosen));
-    } catch (BindException e) {
-      throw new PortInUseException(host, chosen);
+    ServerSocket door;
+    try {
+      door = new ServerSocket();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    try {
+      // Moquette's own bind failure is a stack trace in its log; this one names the way out.
+      door.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+    } catch (BindException e) {
+      closeQuietly(door);
+      throw new PortInUseException(host, port);
+    } catch (IOException e) {
+      closeQuietly(door);
+      throw new UncheckedIOException(e);
+    }
+    int chosen = door.getLocalPort();
+    // Moquette listens behind the door, on a port of its own (DupClearingRelay says why).
+    int behind = freePort(host);
     IConfig config =
         new FluentConfig()
             .host(host)
-            .port(chosen)
+            .port(behind)
             .disablePersistence()
             .allowAnonymous()
             .disableTelemetry()
@@ -98,13 +190,17 @@ public final class EmbeddedBroker implements AutoCloseable {
     // mosquitto_pub and mosquitto_sub connect with an empty client id (MQTT 3.1.1 allows it with
     // a clean session); Moquette refuses that unless told.
     config.setProperty(BrokerConstants.ALLOW_ZERO_BYTE_CLIENT_ID_PROPERTY_NAME, "true");
-    Server server = new Server();
-    try {
-      server.startServer(config, List.of(new Observer(published)));
-    } catch (IOException e) {
-      throw new UncheckedIOException("the embedded MQTT broker did not start", e);
+    EmbeddedBroker broker = new EmbeddedBroker(config, authorizator, host, chosen, published);
+    synchronized (broker) {
+      try {
+        broker.server = broker.startServer();
+      } catch (RuntimeException e) {
+        closeQuietly(door);
+        throw e;
+      }
+      broker.door = new DupClearingRelay(door, new InetSocketAddress(host, behind));
     }
-    return new EmbeddedBroker(server, host, chosen);
+    return broker;
   }
 
   /** The refusal of a native image, which has no Moquette (docs/native.md). */
@@ -123,16 +219,22 @@ public final class EmbeddedBroker implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    server.stopServer();
+  public synchronized void close() {
+    if (!closed) {
+      closed = true;
+      door.close();
+      server.stopServer();
+    }
   }
 
   /** Copies each published message out of the broker's buffer, which it then releases. */
   private static final class Observer extends AbstractInterceptHandler {
     private final BiConsumer<String, byte[]> published;
+    private final Consumer<Throwable> loopFailed;
 
-    Observer(BiConsumer<String, byte[]> published) {
+    Observer(BiConsumer<String, byte[]> published, Consumer<Throwable> loopFailed) {
       this.published = published;
+      this.loopFailed = loopFailed;
     }
 
     @Override
@@ -142,7 +244,7 @@ public final class EmbeddedBroker implements AutoCloseable {
 
     @Override
     public void onSessionLoopError(Throwable error) {
-      // Moquette logs its own errors; an observer has nothing to add.
+      loopFailed.accept(error);
     }
 
     @Override
@@ -151,6 +253,14 @@ public final class EmbeddedBroker implements AutoCloseable {
       message.getPayload().getBytes(message.getPayload().readerIndex(), payload);
       super.onPublish(message);
       published.accept(message.getTopicName(), payload);
+    }
+  }
+
+  private static void closeQuietly(ServerSocket s) {
+    try {
+      s.close();
+    } catch (IOException e) {
+      // the start failed already: that is what the caller hears
     }
   }
 

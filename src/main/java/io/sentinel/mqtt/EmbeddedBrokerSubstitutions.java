@@ -19,6 +19,15 @@ final class EmbeddedBrokerSubstitutions {
     throw EmbeddedBroker.notInNativeImage();
   }
 
+  @Substitute
+  static EmbeddedBroker start(
+      String host,
+      int port,
+      BiConsumer<String, byte[]> published,
+      io.moquette.broker.security.IAuthorizatorPolicy authorizator) {
+    throw EmbeddedBroker.notInNativeImage();
+  }
+
   /** No broker is ever started, so there is none to stop. */
   @Substitute
   public void close() {}

@@ -3,6 +3,8 @@ package io.sentinel.mqtt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.moquette.broker.security.IAuthorizatorPolicy;
+import io.moquette.broker.subscriptions.Topic;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -76,5 +78,108 @@ class EmbeddedBrokerTest {
           .hasMessageContaining("SENTINEL_MQTT_URL=tcp://127.0.0.1:" + first.port())
           .hasMessageContaining("sentinel.mqtt.embedded-port");
     }
+  }
+
+  /**
+   * A command that throws ends Moquette's session loop for good, and every client of that loop got
+   * no CONNACK or PUBACK any more (CI: a half-dead broker after a quick reconnect). The broker now
+   * starts again on its port, and the same client id is served again.
+   */
+  @Test
+  void aSessionLoopThatFails_theBrokerStartsAgain_andServesThatClientAgain() throws Exception {
+    IAuthorizatorPolicy failsOnBoom =
+        new IAuthorizatorPolicy() {
+          @Override
+          public boolean canWrite(Topic topic, String user, String client) {
+            if (topic.toString().equals("boom")) {
+              throw new IllegalStateException("a defect in a session command");
+            }
+            return true;
+          }
+
+          @Override
+          public boolean canRead(Topic topic, String user, String client) {
+            return true;
+          }
+        };
+    try (EmbeddedBroker broker =
+        EmbeddedBroker.start("127.0.0.1", 0, (topic, payload) -> {}, failsOnBoom)) {
+      try (Socket s = connect(broker.port(), "loop")) {
+        publishQos1(s, "boom", 1);
+      }
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+      while (true) {
+        try (Socket s = connect(broker.port(), "loop")) {
+          publishQos1(s, "fine", 2);
+          assertThat(s.getInputStream().readNBytes(4)).as("PUBACK").containsExactly(0x40, 2, 0, 2);
+          break;
+        } catch (java.io.IOException e) {
+          if (System.nanoTime() > deadline) {
+            throw e; // no CONNACK or PUBACK: the client's loop is dead
+          }
+          Thread.sleep(200);
+        }
+      }
+      assertThat(broker.restarts()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A client sending again after a reconnect sets DUP; Moquette 0.17 took that for its own retry,
+   * routed the message to no one and, with a subscriber on the topic, ended its session loop
+   * ({@code increment: 0}). The door clears the flag: the message arrives and is acknowledged.
+   */
+  @Test
+  void publishSentAgainWithDup_deliveredAndAcknowledged() throws Exception {
+    try (EmbeddedBroker broker = EmbeddedBroker.start("127.0.0.1", 0);
+        Socket subscriber = connect(broker.port(), "subscriber");
+        Socket publisher = connect(broker.port(), "publisher")) {
+      OutputStream sub = subscriber.getOutputStream();
+      // SUBSCRIBE, packet id 1, topic "dup/t" at QoS 1.
+      sub.write(new byte[] {(byte) 0x82, 10, 0, 1, 0, 5, 'd', 'u', 'p', '/', 't', 1});
+      sub.flush();
+      assertThat(subscriber.getInputStream().readNBytes(5)).containsExactly(0x90, 3, 0, 1, 1);
+
+      // PUBLISH, QoS 1, DUP, packet id 9.
+      byte[] t = "dup/t".getBytes(StandardCharsets.UTF_8);
+      OutputStream out = publisher.getOutputStream();
+      out.write(new byte[] {0x3A, (byte) (2 + t.length + 2 + 1), 0, (byte) t.length});
+      out.write(t);
+      out.write(new byte[] {0, 9, 'x'});
+      out.flush();
+      assertThat(publisher.getInputStream().readNBytes(4))
+          .as("PUBACK")
+          .containsExactly(0x40, 2, 0, 9);
+      byte[] delivered = subscriber.getInputStream().readNBytes(2 + 2 + t.length + 2 + 1);
+      assertThat(delivered[0] & 0xF0).as("a PUBLISH").isEqualTo(0x30);
+      assertThat(delivered[delivered.length - 1]).isEqualTo((byte) 'x');
+    }
+  }
+
+  /** A connected socket with {@code clientId} (clean session), past its CONNACK. */
+  private static Socket connect(int port, String clientId) throws java.io.IOException {
+    Socket s = new Socket("127.0.0.1", port);
+    s.setSoTimeout(3000);
+    byte[] id = clientId.getBytes(StandardCharsets.UTF_8);
+    OutputStream out = s.getOutputStream();
+    out.write(new byte[] {0x10, (byte) (12 + id.length), 0, 4, 'M', 'Q', 'T', 'T', 4, 2, 0, 10});
+    out.write(new byte[] {0, (byte) id.length});
+    out.write(id);
+    out.flush();
+    byte[] connack = s.getInputStream().readNBytes(4);
+    if (connack.length < 4 || connack[0] != 0x20 || connack[3] != 0) {
+      s.close();
+      throw new java.io.IOException("no CONNACK");
+    }
+    return s;
+  }
+
+  private static void publishQos1(Socket s, String topic, int packetId) throws java.io.IOException {
+    byte[] t = topic.getBytes(StandardCharsets.UTF_8);
+    OutputStream out = s.getOutputStream();
+    out.write(new byte[] {0x32, (byte) (2 + t.length + 2 + 1), 0, (byte) t.length});
+    out.write(t);
+    out.write(new byte[] {0, (byte) packetId, 'x'});
+    out.flush();
   }
 }
