@@ -58,9 +58,6 @@ public class Gateway {
   volatile GatewayGpio gpio;
   volatile Store store;
 
-  /** What the broker may deliver again after a crash, matched before it is taken (docs/live.md). */
-  volatile Redelivery redelivery = Redelivery.NONE;
-
   PassRecorder recorder;
   volatile RevisionGate.Active active;
   RulesetTopic rulesetTopic;
@@ -145,7 +142,7 @@ public class Gateway {
     MqttDriver.Outcomes outcomes = new CommandOutcomes(metrics, () -> store, () -> loop, clock);
     driver = new MqttDriver(mqtt, topics, outcomes);
     store = GatewayStore.open(config, vertx, () -> loop, clock);
-    redelivery = Redelivery.from(store::redeliveryTail);
+    ingest.matchAgainst(Redelivery.from(store::redeliveryTail));
     JournalMetrics.register(meterRegistry, store.journal());
     active = GatewayStore.startingRevision(store, site, topics, loaded.problems(), started);
     commandDriver = fenced(new JournaledDriver(driver, store.journal(), metrics));
@@ -170,20 +167,14 @@ public class Gateway {
             shadow);
     anchoring = AuditAnchoring.of(config, topics, store.anchors(), mqtt, clock);
     loop.start();
-    heartbeat = GatewayGpio.openHeartbeat(config);
-    if (heartbeat != null) {
-      io.sentinel.gpio.HeartbeatPin pin = heartbeat;
-      // With a standby, only while the fence is open: a core whose lock is unconfirmed gives the
-      // relay no edge, whatever its threads still get to run (docs/standby.md).
-      loop.heartbeat(
-          Optional.of(config.heartbeat().every()),
-          () -> {
-            CoreRole r = role;
-            if (r == null || r.holds()) {
-              pin.toggle();
-            }
-          });
-    }
+    heartbeat =
+        GatewayGpio.startHeartbeat(
+            config,
+            loop,
+            () -> {
+              CoreRole r = role;
+              return r == null || r.holds();
+            });
     notifySystemd();
     if (gpio != null) {
       gpio.engineStarted(loop, config.gpio().engineTimeout(), () -> running = false);

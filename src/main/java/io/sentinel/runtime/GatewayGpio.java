@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.jboss.logging.Logger;
@@ -150,7 +151,27 @@ final class GatewayGpio {
   }
 
   /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
-  static io.sentinel.gpio.HeartbeatPin openHeartbeat(SentinelConfig config) {
+  /**
+   * The heartbeat output, when configured, toggled at the loop's turns while {@code mayDrive}: with
+   * a standby, only while the fence is open, so a core whose lock is unconfirmed gives the relay no
+   * edge, whatever its threads still get to run (docs/standby.md).
+   */
+  static io.sentinel.gpio.HeartbeatPin startHeartbeat(
+      SentinelConfig config, EngineLoop loop, BooleanSupplier mayDrive) {
+    io.sentinel.gpio.HeartbeatPin pin = openHeartbeat(config);
+    if (pin != null) {
+      loop.heartbeat(
+          Optional.of(config.heartbeat().every()),
+          () -> {
+            if (mayDrive.getAsBoolean()) {
+              pin.toggle();
+            }
+          });
+    }
+    return pin;
+  }
+
+  private static io.sentinel.gpio.HeartbeatPin openHeartbeat(SentinelConfig config) {
     Optional<Integer> heartbeatPin = config.heartbeat().pin();
     if (heartbeatPin.isEmpty()) {
       return null;

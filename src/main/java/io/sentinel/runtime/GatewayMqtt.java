@@ -30,7 +30,6 @@ final class GatewayMqtt {
             () -> g.loop,
             () -> g.rulesetTopic,
             () -> g.mqtt,
-            () -> g.redelivery,
             g.metrics,
             g.clock);
     MqttConnection.Inbound inbound = g.ingest;

@@ -30,11 +30,13 @@ final class MqttIngest implements MqttConnection.Inbound {
   private final Supplier<EngineLoop> loop;
   private final Supplier<RulesetTopic> rulesetTopic;
   private final Supplier<MqttConnection> mqtt;
-  private final Supplier<Redelivery> redelivery;
   private final RecentMessages recent = new RecentMessages();
 
-  /** Set at a reconnect that found the session: matched instead of the start's tail. */
-  private volatile Redelivery again;
+  /**
+   * What a message delivered again is matched against: the log's tail at start, then, after a
+   * reconnect that found the session, the messages this process took.
+   */
+  private volatile Redelivery matching = Redelivery.NONE;
 
   private final GatewayMetrics metrics;
   private final InstantSource clock;
@@ -48,7 +50,6 @@ final class MqttIngest implements MqttConnection.Inbound {
       Supplier<EngineLoop> loop,
       Supplier<RulesetTopic> rulesetTopic,
       Supplier<MqttConnection> mqtt,
-      Supplier<Redelivery> redelivery,
       GatewayMetrics metrics,
       InstantSource clock) {
     this.topics = topics;
@@ -57,9 +58,13 @@ final class MqttIngest implements MqttConnection.Inbound {
     this.loop = loop;
     this.rulesetTopic = rulesetTopic;
     this.mqtt = mqtt;
-    this.redelivery = redelivery;
     this.metrics = metrics;
     this.clock = clock;
+  }
+
+  /** The log's tail, read at start before the first connect (docs/live.md). */
+  void matchAgainst(Redelivery tail) {
+    matching = tail;
   }
 
   /** A connection is up (any connect). */
@@ -82,7 +87,7 @@ final class MqttIngest implements MqttConnection.Inbound {
     if (r == null) {
       return;
     }
-    again = r;
+    matching = r;
     if (r != Redelivery.NONE) {
       LOG.infof(
           "SEN-143 the MQTT connection ended before the broker had every acknowledgement: a"
@@ -127,7 +132,6 @@ final class MqttIngest implements MqttConnection.Inbound {
     IngestDecoder.Decoded decoded =
         facts.apply(topic, decoder.decode(topic, payload, at), delivery, at);
     String source = "mqtt:" + topic;
-    Redelivery matching = again != null ? again : redelivery.get();
     if (matching.repeats(source, decoded.samples(), decoded.deviceTime(), delivery, acknowledge)) {
       return; // delivered again and taken already: its PUBACK only, once that is durable
     }
