@@ -81,8 +81,7 @@ final class DupClearingRelay implements AutoCloseable {
                   if (clearDup) {
                     packets.clearDup(buffer, n);
                   }
-                  out.write(buffer, 0, n);
-                  out.flush();
+                  out.write(buffer, 0, n); // a socket's stream: written through, no flush
                 }
               } catch (IOException e) {
                 // one side went: both are closed below, and the client reconnects
@@ -110,7 +109,7 @@ final class DupClearingRelay implements AutoCloseable {
     dropConnections();
   }
 
-  private static void closeQuietly(AutoCloseable c) {
+  static void closeQuietly(AutoCloseable c) {
     try {
       c.close();
     } catch (Exception e) {

@@ -168,10 +168,10 @@ public final class EmbeddedBroker implements AutoCloseable {
       // Moquette's own bind failure is a stack trace in its log; this one names the way out.
       door.bind(new InetSocketAddress(InetAddress.getByName(host), port));
     } catch (BindException e) {
-      closeQuietly(door);
+      DupClearingRelay.closeQuietly(door);
       throw new PortInUseException(host, port);
     } catch (IOException e) {
-      closeQuietly(door);
+      DupClearingRelay.closeQuietly(door);
       throw new UncheckedIOException(e);
     }
     int chosen = door.getLocalPort();
@@ -195,7 +195,7 @@ public final class EmbeddedBroker implements AutoCloseable {
       try {
         broker.server = broker.startServer();
       } catch (RuntimeException e) {
-        closeQuietly(door);
+        DupClearingRelay.closeQuietly(door);
         throw e;
       }
       broker.door = new DupClearingRelay(door, new InetSocketAddress(host, behind));
@@ -253,14 +253,6 @@ public final class EmbeddedBroker implements AutoCloseable {
       message.getPayload().getBytes(message.getPayload().readerIndex(), payload);
       super.onPublish(message);
       published.accept(message.getTopicName(), payload);
-    }
-  }
-
-  private static void closeQuietly(ServerSocket s) {
-    try {
-      s.close();
-    } catch (IOException e) {
-      // the start failed already: that is what the caller hears
     }
   }
 

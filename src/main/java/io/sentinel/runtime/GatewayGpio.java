@@ -150,7 +150,6 @@ final class GatewayGpio {
     return adapter;
   }
 
-  /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
   /**
    * The heartbeat output, when configured, toggled at the loop's turns while {@code mayDrive}: with
    * a standby, only while the fence is open, so a core whose lock is unconfirmed gives the relay no
@@ -171,6 +170,7 @@ final class GatewayGpio {
     return pin;
   }
 
+  /** The heartbeat output, when {@code sentinel.heartbeat.pin} names one (docs/standby.md). */
   private static io.sentinel.gpio.HeartbeatPin openHeartbeat(SentinelConfig config) {
     Optional<Integer> heartbeatPin = config.heartbeat().pin();
     if (heartbeatPin.isEmpty()) {
