@@ -2,6 +2,7 @@ package io.sentinel.mqtt;
 
 import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3ConnAckException;
 import com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAckReturnCode;
+import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -48,36 +49,34 @@ public final class BrokerTls {
     }
   }
 
+  private static String refused(String broker, Object code, boolean credentials) {
+    return credentials
+        ? "the broker at "
+            + broker
+            + " refused the credentials ("
+            + code
+            + "): check the user and password in sentinel.mqtt.url (user:password@host)"
+        : "the broker at " + broker + " refused the connection (" + code + ")";
+  }
+
   /** Why a connection to {@code broker} failed, in an operator's words. */
   public static String describe(Throwable error, String broker) {
     for (Throwable t = error; t != null; t = t.getCause()) {
       if (t instanceof Mqtt3ConnAckException c) {
         Mqtt3ConnAckReturnCode code = c.getMqttMessage().getReturnCode();
-        if (code == Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD
-            || code == Mqtt3ConnAckReturnCode.NOT_AUTHORIZED) {
-          return "the broker at "
-              + broker
-              + " refused the credentials ("
-              + code
-              + "): check the user and password in sentinel.mqtt.url (user:password@host)";
-        }
-        return "the broker at " + broker + " refused the connection (" + code + ")";
+        return refused(
+            broker,
+            code,
+            code == Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD
+                || code == Mqtt3ConnAckReturnCode.NOT_AUTHORIZED);
       }
       if (t instanceof com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5ConnAckException c) {
         var code = c.getMqttMessage().getReasonCode();
-        if (code
-                == com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode
-                    .BAD_USER_NAME_OR_PASSWORD
-            || code
-                == com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode
-                    .NOT_AUTHORIZED) {
-          return "the broker at "
-              + broker
-              + " refused the credentials ("
-              + code
-              + "): check the user and password in sentinel.mqtt.url (user:password@host)";
-        }
-        return "the broker at " + broker + " refused the connection (" + code + ")";
+        return refused(
+            broker,
+            code,
+            code == Mqtt5ConnAckReasonCode.BAD_USER_NAME_OR_PASSWORD
+                || code == Mqtt5ConnAckReasonCode.NOT_AUTHORIZED);
       }
       if (t instanceof CertificateException || t instanceof SSLException) {
         String why = String.valueOf(rootMessage(t));
@@ -91,6 +90,21 @@ public final class BrokerTls {
       }
     }
     return String.valueOf(error.getMessage());
+  }
+
+  /** The failure's own words, its cause's when it wraps one (connection refused, unknown host). */
+  static String reason(Throwable cause) {
+    if (cause == null) {
+      return "closed";
+    }
+    Throwable root = cause;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String own = String.valueOf(cause.getMessage());
+    return root == cause || root.getMessage() == null || own.contains(root.getMessage())
+        ? own
+        : own + ": " + root.getMessage();
   }
 
   private static String rootMessage(Throwable t) {

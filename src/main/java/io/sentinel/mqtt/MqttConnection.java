@@ -369,7 +369,7 @@ public final class MqttConnection {
     synchronized (lock) {
       connected = false;
     }
-    String reason = reason(cause);
+    String reason = BrokerTls.reason(cause);
     String described = cause == null ? "closed" : BrokerTls.describe(cause, redacted());
     if (was && !stopping) {
       LOG.warnf(
@@ -390,21 +390,6 @@ public final class MqttConnection {
     if (was) {
       listener.disconnected(reason);
     }
-  }
-
-  /** The failure's own words, its cause's when it wraps one (connection refused, unknown host). */
-  private static String reason(Throwable cause) {
-    if (cause == null) {
-      return "closed";
-    }
-    Throwable root = cause;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String own = String.valueOf(cause.getMessage());
-    return root == cause || root.getMessage() == null || own.contains(root.getMessage())
-        ? own
-        : own + ": " + root.getMessage();
   }
 
   /** The broker's address without credentials: what logs and /q/health may show. */

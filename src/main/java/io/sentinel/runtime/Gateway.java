@@ -103,7 +103,7 @@ public class Gateway {
   }
 
   /** Without a standby the driver itself; with one, a driver that sends only under the lock. */
-  private Driver fenced(Driver d) {
+  Driver fenced(Driver d) {
     CoreRole r = role;
     return r == null ? d : r.fence(d);
   }
@@ -146,7 +146,7 @@ public class Gateway {
     JournalMetrics.register(meterRegistry, store.journal());
     active = GatewayStore.startingRevision(store, site, topics, loaded.problems(), started);
     commandDriver = fenced(new JournaledDriver(driver, store.journal(), metrics));
-    openGpio(outcomes);
+    gpio = GatewayGpio.open(this, outcomes).orElse(null);
     GatewayEngine.start(this);
     RevisionGate.Trust trust =
         new RevisionGate.Trust(keys, site.basis().settings().allowUnsignedRevisions());
@@ -175,7 +175,9 @@ public class Gateway {
               CoreRole r = role;
               return r == null || r.holds();
             });
-    notifySystemd();
+    notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
+    notifier.ifPresent(
+        n -> n.beatWith(loop, () -> "site " + topics.site() + ", revision " + activeRevision()));
     if (gpio != null) {
       gpio.engineStarted(loop, config.gpio().engineTimeout(), () -> running = false);
     }
@@ -205,35 +207,6 @@ public class Gateway {
       throw new IllegalStateException("the gateway is not running");
     }
     return s.summary();
-  }
-
-  /** READY and the watchdog's beats, when systemd started this process (Type=notify). */
-  private void notifySystemd() {
-    notifier = SystemdNotify.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
-    notifier.ifPresent(
-        n ->
-            loop.heartbeat(
-                n.beatEvery(),
-                () -> n.beat("site " + topics.site() + ", revision " + activeRevision())));
-  }
-
-  /** Every GPIO output in its safe state before the engine's first pass (docs/gpio.md). */
-  private void openGpio(MqttDriver.Outcomes outcomes) {
-    gpio =
-        GatewayGpio.open(
-                config.gpio().platform(),
-                config.gpio().retry(),
-                site.ruleSet().registry(),
-                store.journal(),
-                this::fenced,
-                outcomes,
-                () -> loop,
-                metrics,
-                clock)
-            .orElse(null);
-    if (gpio == null) {
-      GatewaySite.warnAboutGpio(site, topics);
-    }
   }
 
   /** The intake bound, for metrics (docs/runtime.md, "Overload"). */

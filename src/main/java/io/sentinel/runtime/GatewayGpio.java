@@ -42,6 +42,28 @@ final class GatewayGpio {
   }
 
   /**
+   * The gateway's GPIO for this start, every output in its safe state before the engine's first
+   * pass (docs/gpio.md); a warning where the site has GPIO points and no platform drives them.
+   */
+  static Optional<GatewayGpio> open(Gateway g, MqttDriver.Outcomes outcomes) {
+    Optional<GatewayGpio> gpio =
+        open(
+            g.config.gpio().platform(),
+            g.config.gpio().retry(),
+            g.site.ruleSet().registry(),
+            g.store.journal(),
+            g::fenced,
+            outcomes,
+            () -> g.loop,
+            g.metrics,
+            g.clock);
+    if (gpio.isEmpty()) {
+      GatewaySite.warnAboutGpio(g.site, g.topics);
+    }
+    return gpio;
+  }
+
+  /**
    * The adapter of a site with GPIO points, open; empty when the site has none or the platform is
    * {@code off}.
    *

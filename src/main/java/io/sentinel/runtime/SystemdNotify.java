@@ -93,6 +93,11 @@ public final class SystemdNotify {
     }
   }
 
+  /** READY at the loop's first beat, then the watchdog's beats from it, saying {@code status}. */
+  void beatWith(EngineLoop loop, java.util.function.Supplier<String> status) {
+    loop.heartbeat(beatEvery(), () -> beat(status.get()));
+  }
+
   /** A clean stop has begun: systemd waits for the process to exit instead of its watchdog. */
   public synchronized void stopping() {
     send("STOPPING=1\nSTATUS=stopping");

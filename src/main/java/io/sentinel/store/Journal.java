@@ -107,10 +107,10 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * Opens the journal: recovers its folder (every complete record kept, a torn tail cut and named),
-   * learns where the log ends (the folder, else PostgreSQL, else the clock) and starts its threads.
-   * PostgreSQL need not answer: {@code migrator} (empty: the schema is migrated) runs in the feeder
-   * before its first batch, retried until it works.
+   * Opens the journal: recovers its folder (every complete record kept, a torn tail cut and named:
+   * {@link Recovered#open}), learns where the log ends (the folder, else PostgreSQL, else the
+   * clock) and starts its threads. PostgreSQL need not answer: {@code migrator} (empty: the schema
+   * is migrated) runs in the feeder before its first batch, retried until it works.
    */
   static Journal open(
       Pool pool,
@@ -119,25 +119,10 @@ public final class Journal implements AutoCloseable {
       InstantSource clock,
       Optional<Feeder.Migrator> migrator)
       throws IOException {
-    JournalSettings s =
-        settings.withBound(
-            settings.maxBytes(),
-            Math.max(4096, Math.min(settings.segmentBytes(), settings.maxBytes() / 4)));
+    JournalSettings s = settings.withSegmentsFitting();
     SegmentLog log = SegmentLog.open(s.dir(), s.segmentBytes());
-    for (TornTail t : log.tornTails()) {
-      LOG.warnf(
-          "SEN-DB-061 the journal was cut at %s: every complete record before it is kept (a record"
-              + " cut by a crash was never synced, so never acknowledged)",
-          t);
-    }
     Recovered.Opened opened = Recovered.open(log, s.dir(), pool, migrator, clock);
     Recovered r = opened.recovered();
-    if (r.records() > 0) {
-      LOG.infof(
-          "SEN-DB-062 the journal in %s holds %d records PostgreSQL has not taken yet (up to seq"
-              + " %d): they go first",
-          s.dir(), r.records(), r.lastSeq());
-    }
     Journal j = new Journal(pool, s, log, r, opened.fed(), migrator, alarms, clock);
     j.commit.start();
     j.feeder.start();

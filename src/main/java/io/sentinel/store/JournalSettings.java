@@ -47,6 +47,14 @@ public record JournalSettings(
     return with(queueCapacity, maxBytes, segmentBytes, retryEvery, retryMax);
   }
 
+  /**
+   * Segments of at most a quarter of the disk bound, at least 4 KiB: segments are deleted whole, so
+   * the bound spans several that PostgreSQL's progress can free one by one.
+   */
+  JournalSettings withSegmentsFitting() {
+    return withBound(maxBytes, Math.max(4096, Math.min(segmentBytes, maxBytes / 4)));
+  }
+
   public JournalSettings withQueue(int capacity) {
     return with(capacity, maxBytes, segmentBytes, retryEvery, retryMax);
   }

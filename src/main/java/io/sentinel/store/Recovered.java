@@ -3,6 +3,7 @@ package io.sentinel.store;
 import io.sentinel.audit.AuditRecord;
 import io.sentinel.store.wal.Position;
 import io.sentinel.store.wal.SegmentLog;
+import io.sentinel.store.wal.TornTail;
 import io.vertx.sqlclient.Pool;
 import java.io.IOException;
 import java.time.InstantSource;
@@ -34,8 +35,9 @@ record Recovered(
   record Opened(Recovered recovered, FedState fed) {}
 
   /**
-   * Learns where the log ends: from the folder (its feed state and the records after it), else, for
-   * an empty folder with no feed state, from PostgreSQL ({@link #fromDatabase}).
+   * Learns where the log ends, naming a torn tail (SEN-DB-061) and records PostgreSQL has yet to
+   * take (SEN-DB-062): from the folder (its feed state and the records after it), else, for an
+   * empty folder with no feed state, from PostgreSQL ({@link #fromDatabase}).
    */
   static Opened open(
       SegmentLog log,
@@ -44,6 +46,12 @@ record Recovered(
       Optional<Feeder.Migrator> migrator,
       InstantSource clock)
       throws IOException {
+    for (TornTail t : log.tornTails()) {
+      LOG.warnf(
+          "SEN-DB-061 the journal was cut at %s: every complete record before it is kept (a record"
+              + " cut by a crash was never synced, so never acknowledged)",
+          t);
+    }
     Optional<FedState> fed = FedState.read(dir);
     Position from = fed.map(FedState::position).orElse(log.first());
     if (from.before(log.first())) {
@@ -54,6 +62,11 @@ record Recovered(
     if (fed.isEmpty() && r.records() == 0) {
       r = r.fromDatabase(pool, migrator.orElse(() -> {}), clock);
       start = new FedState(from, r.lastSeq(), r.auditSeq(), r.auditHead());
+    } else if (r.records() > 0) {
+      LOG.infof(
+          "SEN-DB-062 the journal in %s holds %d records PostgreSQL has not taken yet (up to seq"
+              + " %d): they go first",
+          dir, r.records(), r.lastSeq());
     }
     return new Opened(r, start);
   }
