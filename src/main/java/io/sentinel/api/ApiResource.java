@@ -16,9 +16,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The HTTP API's routes (CONTRACT section 6; docs/api.md), each handed to the part that answers it:
@@ -30,9 +28,6 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
  */
 @Path("/api/v1")
 public class ApiResource {
-  private static final org.jboss.logging.Logger LOG =
-      org.jboss.logging.Logger.getLogger("io.sentinel.api");
-
   @Inject EngineReads reads;
   @Inject OperatorActions actions;
   @Inject RuleValidation validation;
@@ -181,42 +176,5 @@ public class ApiResource {
       throw ApiError.notFound("path", "no endpoint GET /api/v1/" + segment);
     }
     return audit.verify();
-  }
-
-  // ---- errors -------------------------------------------------------------------------------
-
-  @ServerExceptionMapper
-  public Response refused(ApiError e) {
-    Response.ResponseBuilder r =
-        Response.status(e.status()).type(MediaType.APPLICATION_JSON).entity(e.json().encode());
-    if (e.status() == 401) {
-      r.header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"sentinel\"");
-    }
-    return r.build();
-  }
-
-  @ServerExceptionMapper
-  public Response failed(CompletionException e) {
-    if (e.getCause() instanceof ApiError a) {
-      return refused(a);
-    }
-    if (e.getCause() instanceof IllegalStateException stopped) {
-      // the engine stopped under the request (a gateway stopping or restarting)
-      return refused(new ApiError(503, "", stopped.getMessage()));
-    }
-    return unexpected(e.getCause());
-  }
-
-  /**
-   * Anything else: a 500 that names no internal detail (no exception text, no SQL); the detail is
-   * in the gateway's log under SEN-103 (docs/hostile-input.md).
-   */
-  @ServerExceptionMapper
-  public Response unexpected(Throwable e) {
-    if (e instanceof jakarta.ws.rs.WebApplicationException w) {
-      return w.getResponse();
-    }
-    LOG.errorf(e, "SEN-103 an API request failed unexpectedly");
-    return refused(new ApiError(500, "", "internal error: the gateway's log says more"));
   }
 }

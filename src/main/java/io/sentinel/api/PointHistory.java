@@ -1,6 +1,7 @@
 package io.sentinel.api;
 
 import io.sentinel.runtime.Gateway;
+import io.sentinel.site.Site;
 import io.sentinel.site.yaml.YamlFile;
 import io.sentinel.store.Trends;
 import io.smallrye.common.annotation.Blocking;
@@ -12,11 +13,8 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.CompletionException;
-import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * {@code GET /api/v1/points/<id>/history?from=&to=&step=}: a point's trend from the observation
@@ -33,6 +31,7 @@ public class PointHistory {
   static final Duration MIN_STEP = Duration.ofSeconds(1);
 
   @Inject Gateway gateway;
+  @Inject GatewayAccess access;
 
   @GET
   @Produces(MediaType.APPLICATION_JSON)
@@ -42,15 +41,13 @@ public class PointHistory {
       @QueryParam("from") String from,
       @QueryParam("to") String to,
       @QueryParam("step") String step) {
-    if (gateway.site() == null) {
-      throw new ApiError(503, "", "the gateway is not running");
-    }
-    if (!gateway.site().ruleSet().registry().points().containsKey(id)
-        && !gateway.site().ruleSet().derived().contains(id)) {
+    Site site = access.site();
+    if (!site.ruleSet().registry().points().containsKey(id)
+        && !site.ruleSet().derived().contains(id)) {
       throw ApiError.notFound("id", "no point " + id + " in the registry");
     }
-    Instant toAt = Reads.instant("to", to).orElseGet(Instant::now);
-    Instant fromAt = Reads.instant("from", from).orElse(toAt.minus(DEFAULT_WINDOW));
+    Instant toAt = GatewayAccess.instant("to", to).orElseGet(Instant::now);
+    Instant fromAt = GatewayAccess.instant("from", from).orElse(toAt.minus(DEFAULT_WINDOW));
     if (!toAt.isAfter(fromAt)) {
       throw ApiError.badRequest("to", "to (" + toAt + ") must lie after from (" + fromAt + ")");
     }
@@ -75,7 +72,7 @@ public class PointHistory {
                   .toLowerCase(java.util.Locale.ROOT));
     }
     try {
-      Trends trends = Reads.trends(gateway);
+      Trends trends = access.trends();
       return new JsonObject()
           .put("point", id)
           .put("from", fromAt.toString())
@@ -107,15 +104,5 @@ public class PointHistory {
       throw ApiError.badRequest("step", "step must be at least 1s, not " + text);
     }
     return d;
-  }
-
-  @ServerExceptionMapper
-  public Response refused(ApiError e) {
-    return Reads.refused(e);
-  }
-
-  @ServerExceptionMapper
-  public Response failed(CompletionException e) {
-    return Reads.failed(e);
   }
 }

@@ -12,11 +12,8 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.CompletionException;
-import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * {@code GET /api/v1/points/<id>/why[?at=T]}: why an output is in its state ({@link Explanation},
@@ -26,16 +23,14 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 @Path("/api/v1/points/{id}/why")
 public class PointWhy {
   @Inject Gateway gateway;
+  @Inject GatewayAccess access;
 
   @GET
   @Produces(MediaType.APPLICATION_JSON)
   @Blocking
   public String why(@PathParam("id") String id, @QueryParam("at") String at) {
-    if (gateway.site() == null) {
-      throw new ApiError(503, "", "the gateway is not running");
-    }
-    Optional<Instant> past = Reads.instant("at", at);
-    EngineLoop loop = Reads.loop(gateway);
+    EngineLoop loop = access.loop();
+    Optional<Instant> past = GatewayAccess.instant("at", at);
     boolean known =
         loop.inspectEngine(e -> e.points().indexOf(id) >= 0).toCompletableFuture().join();
     if (!known) {
@@ -53,15 +48,5 @@ public class PointWhy {
     return loop.inspectEngine(e -> ExplanationJson.of(Explanation.of(e, id, commands)).encode())
         .toCompletableFuture()
         .join();
-  }
-
-  @ServerExceptionMapper
-  public Response refused(ApiError e) {
-    return Reads.refused(e);
-  }
-
-  @ServerExceptionMapper
-  public Response failed(CompletionException e) {
-    return Reads.failed(e);
   }
 }

@@ -23,14 +23,11 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
-import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The operator page's header and outputs (docs/page.md): {@code GET /api/v1/status} (site,
@@ -44,13 +41,14 @@ public class StatusView {
   static final int RECENT = 25;
 
   @Inject Gateway gateway;
+  @Inject GatewayAccess access;
 
   @GET
   @Path("status")
   @Produces(MediaType.APPLICATION_JSON)
   @Blocking
   public CompletionStage<String> status() {
-    EngineLoop loop = Reads.loop(gateway);
+    EngineLoop loop = access.loop();
     JsonObject out =
         new JsonObject()
             .put("site", gateway.siteName())
@@ -64,7 +62,7 @@ public class StatusView {
             .put("database", new JsonObject().put("ready", gateway.databaseReady()));
     Map<String, JsonObject> lastRuleEvents = Map.of();
     try {
-      Trends trends = Reads.trends(gateway);
+      Trends trends = access.trends();
       lastRuleEvents = trends.ruleReasons();
       out.put("last_rejected", trends.lastRejected().orElse(null))
           .put("events", trends.events(RECENT))
@@ -99,7 +97,7 @@ public class StatusView {
   @Path("outputs")
   @Produces(MediaType.APPLICATION_JSON)
   public CompletionStage<String> outputs() {
-    EngineLoop loop = Reads.loop(gateway);
+    EngineLoop loop = access.loop();
     CompletableFuture<JsonArray> decided =
         loop.inspectEngine(
             e -> {
@@ -233,15 +231,5 @@ public class StatusView {
         .filter(id -> bad.test(e.points().state(e.points().indexOf(id)).quality()))
         .map(id -> id + " (" + e.points().state(e.points().indexOf(id)).quality().wireName() + ")")
         .collect(Collectors.joining(", "));
-  }
-
-  @ServerExceptionMapper
-  public Response refused(ApiError e) {
-    return Reads.refused(e);
-  }
-
-  @ServerExceptionMapper
-  public Response failed(CompletionException e) {
-    return Reads.failed(e);
   }
 }

@@ -31,30 +31,7 @@ public record CommandTemplate(
     if (payload.isEmpty()) {
       return spelled;
     }
-    String inserted = json() ? escape(spelled.get()) : spelled.get();
+    String inserted = json() ? JsonText.escaped(spelled.get()) : spelled.get();
     return Optional.of(payload.get().replace(PLACEHOLDER, inserted));
-  }
-
-  /** The text of a JSON string without its quotes. */
-  static String escape(String s) {
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.toString();
   }
 }

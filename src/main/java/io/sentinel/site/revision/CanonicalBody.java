@@ -1,5 +1,6 @@
 package io.sentinel.site.revision;
 
+import io.sentinel.point.JsonText;
 import io.sentinel.site.yaml.YamlFile;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -156,26 +157,6 @@ public final class CanonicalBody {
 
   /** A JSON string: only {@code "}, {@code \} and control characters are escaped. */
   private static void string(String s, StringBuilder b) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\b' -> b.append("\\b");
-        case '\f' -> b.append("\\f");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    b.append('"');
+    b.append('"').append(JsonText.escaped(s)).append('"');
   }
 }
