@@ -30,25 +30,24 @@ public record AuditAnchor(
 
   /** The canonical JSON of every field but the signature. */
   public String signedText() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("site", site);
-    m.put("seq", seq);
-    m.put("hash", hash);
-    m.put("ts", ts.toString());
-    m.put("public_key", publicKey);
-    return CanonicalJson.text(CanonicalJson.tree(m));
+    return CanonicalJson.text(CanonicalJson.tree(signedFields()));
   }
 
   /** The anchor as published: canonical JSON, signature included. */
   public String json() {
+    Map<String, Object> m = signedFields();
+    m.put("signature", signature);
+    return CanonicalJson.text(CanonicalJson.tree(m));
+  }
+
+  private Map<String, Object> signedFields() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("site", site);
     m.put("seq", seq);
     m.put("hash", hash);
     m.put("ts", ts.toString());
     m.put("public_key", publicKey);
-    m.put("signature", signature);
-    return CanonicalJson.text(CanonicalJson.tree(m));
+    return m;
   }
 
   /** Signs the head {@code (seq, hash)} of {@code site}'s chain at {@code ts}. */

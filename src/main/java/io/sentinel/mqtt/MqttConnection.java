@@ -67,12 +67,7 @@ public final class MqttConnection {
    */
   @FunctionalInterface
   public interface Inbound {
-    void message(String topic, byte[] payload, Runnable acknowledge);
-
-    /** {@link #message(String, byte[], Runnable)} with how the message was delivered. */
-    default void message(String topic, byte[] payload, Delivery delivery, Runnable acknowledge) {
-      message(topic, payload, acknowledge);
-    }
+    void message(String topic, byte[] payload, Delivery delivery, Runnable acknowledge);
   }
 
   /**

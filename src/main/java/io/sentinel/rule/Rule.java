@@ -42,42 +42,6 @@ public record Rule(
     actions = List.copyOf(actions);
   }
 
-  /** A rule without a latch. */
-  public Rule(
-      String id,
-      Band band,
-      int priority,
-      Map<String, String> inputs,
-      Trigger trigger,
-      Condition when,
-      List<ClaimSpec> claims,
-      List<ActionSpec> actions,
-      InputLoss onInputLoss,
-      RequiredQuality requiredQuality,
-      Warmup warmup,
-      Optional<Interlock> interlock,
-      boolean enabled,
-      SourceRef where,
-      String definitionHash) {
-    this(
-        id,
-        band,
-        priority,
-        inputs,
-        trigger,
-        when,
-        claims,
-        actions,
-        onInputLoss,
-        requiredQuality,
-        warmup,
-        interlock,
-        enabled,
-        where,
-        definitionHash,
-        Optional.empty());
-  }
-
   /** The fail_safe class of an interlock rule, with the value it asserts. */
   public Optional<Interlock.FailSafe> failSafe() {
     return interlock

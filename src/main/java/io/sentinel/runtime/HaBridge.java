@@ -72,11 +72,6 @@ final class HaBridge {
   MqttConnection.Inbound routing(MqttConnection.Inbound next) {
     return new MqttConnection.Inbound() {
       @Override
-      public void message(String topic, byte[] payload, Runnable acknowledge) {
-        message(topic, payload, MqttConnection.Delivery.LIVE, acknowledge);
-      }
-
-      @Override
       public void message(
           String topic, byte[] payload, MqttConnection.Delivery delivery, Runnable acknowledge) {
         Optional<String> point = discovery.commandPoint(topic);

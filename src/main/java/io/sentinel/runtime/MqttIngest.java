@@ -101,11 +101,6 @@ final class MqttIngest implements MqttConnection.Inbound {
     taken = r;
   }
 
-  @Override
-  public void message(String topic, byte[] payload, Runnable acknowledge) {
-    message(topic, payload, MqttConnection.Delivery.LIVE, acknowledge);
-  }
-
   /**
    * A retained delivery enters as restored, a device timestamp makes a sample stale or rejects it,
    * and a message from the broker's backlog is taken under ingest lag (docs/live.md).

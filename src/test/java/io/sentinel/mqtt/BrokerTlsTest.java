@@ -171,7 +171,7 @@ class BrokerTlsTest {
             () -> new byte[0],
             new byte[0],
             List.of("tls-test/#"),
-            (topic, payload, ack) -> ack.run(),
+            (topic, payload, delivery, ack) -> ack.run(),
             new MqttConnection.Listener() {
               @Override
               public void connected() {}

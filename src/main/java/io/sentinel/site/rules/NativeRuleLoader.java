@@ -113,7 +113,8 @@ public final class NativeRuleLoader {
             interlock,
             enabled,
             new SourceRef(yaml.file(), YamlFile.line(node)),
-            DefinitionHash.of(node)));
+            DefinitionHash.of(node),
+            Optional.empty()));
   }
 
   private int errorCount() {
