@@ -120,21 +120,8 @@ public final class MqttConnection {
    *     consumer runs the acknowledgement once per message, when it may be forgotten (the client
    *     sends the PUBACKs in the order the messages arrived, so one never acknowledged holds back
    *     every later one)
-   */
-  public MqttConnection(
-      Settings settings,
-      String statusTopic,
-      Supplier<byte[]> onlineStatus,
-      byte[] offlineStatus,
-      Collection<String> filters,
-      Inbound inbound,
-      Listener listener) {
-    this(settings, statusTopic, onlineStatus, offlineStatus, filters, inbound, listener, null);
-  }
-
-  /**
-   * As above, with the backlog marker's topic (subscribed with the filters; docs/live.md): without
-   * one, nothing delivered is taken as backlog.
+   * @param markerTopic the backlog marker's topic (subscribed with the filters; docs/live.md):
+   *     without one, nothing delivered is taken as backlog
    */
   public MqttConnection(
       Settings settings,
@@ -144,14 +131,14 @@ public final class MqttConnection {
       Collection<String> filters,
       Inbound inbound,
       Listener listener,
-      String markerTopic) {
+      Optional<String> markerTopic) {
     this.marker =
-        markerTopic == null
-            ? null
-            : new BacklogMarker(markerTopic, settings.keepAlive(), listener::draining);
-    if (marker != null) {
+        markerTopic
+            .map(t -> new BacklogMarker(t, settings.keepAlive(), listener::draining))
+            .orElse(null);
+    if (markerTopic.isPresent()) {
       List<String> all = new ArrayList<>(filters);
-      all.add(markerTopic);
+      all.add(markerTopic.get());
       filters = all;
     }
     this.settings = settings;

@@ -69,8 +69,9 @@ final class GatewayMqtt {
             }
           }
         },
-        g.topics.root()
-            + "ingest/marker/"
-            + GatewayBroker.coreClientId(g.config, g.topics.site()).replaceAll("[+#/]", "_"));
+        Optional.of(
+            g.topics.root()
+                + "ingest/marker/"
+                + GatewayBroker.coreClientId(g.config, g.topics.site()).replaceAll("[+#/]", "_")));
   }
 }

@@ -178,7 +178,8 @@ class BrokerTlsTest {
 
               @Override
               public void disconnected(String cause) {}
-            });
+            },
+            Optional.empty());
     c.start();
     return c;
   }
