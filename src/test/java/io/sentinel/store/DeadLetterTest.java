@@ -11,7 +11,6 @@ import io.sentinel.point.Value;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -45,7 +44,10 @@ class DeadLetterTest {
       var pool = Store.pool(TestDatabase.VERTX, db.url());
       Journal journal =
           Journal.open(
-              pool, JournalSettings.defaults(dir), (e, p) -> alarms.add(e), InstantSource.system());
+              pool,
+              JournalSettings.defaults(dir),
+              (e, p) -> alarms.add(e),
+              TestClock.startingAt(T));
       List<Long> good = new ArrayList<>();
       long outOfRange = -1;
       long nul = -1;

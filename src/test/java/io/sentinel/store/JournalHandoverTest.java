@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * numbers on from its own end, its rows are dropped as duplicates and the chain breaks.
  */
 class JournalHandoverTest {
+  private static final Instant T = Instant.parse("2026-11-02T05:00:00Z");
   private final TestDatabase db = TestDatabase.create();
   private final io.vertx.sqlclient.Pool pool = Store.pool(TestDatabase.VERTX, db.url());
   @TempDir Path dir;
@@ -88,7 +88,7 @@ class JournalHandoverTest {
 
   private JournalHandover.Outcome handover(Path folder) throws Exception {
     return JournalHandover.prepare(
-        folder, JournalSettings.defaults(folder).segmentBytes(), db.url(), InstantSource.system());
+        folder, JournalSettings.defaults(folder).segmentBytes(), db.url(), TestClock.startingAt(T));
   }
 
   /**
@@ -97,7 +97,7 @@ class JournalHandoverTest {
    */
   private void tenure(Path folder, int fed, int unfed) throws Exception {
     Journal journal =
-        Journal.open(pool, JournalSettings.defaults(folder), (e, p) -> {}, InstantSource.system());
+        Journal.open(pool, JournalSettings.defaults(folder), (e, p) -> {}, TestClock.startingAt(T));
     try {
       for (int i = 0; i < fed; i++) {
         pass(journal);
@@ -118,7 +118,7 @@ class JournalHandoverTest {
   /** One pass: an observation and the audit entry of a firing. */
   private void pass(Journal journal) {
     int n = ++passes;
-    Instant at = Instant.parse("2026-11-02T05:00:00Z").plusSeconds(n);
+    Instant at = T.plusSeconds(n);
     journal.offer(
         new PassRecord(
             at,

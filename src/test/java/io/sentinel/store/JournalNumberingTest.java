@@ -12,7 +12,6 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -67,7 +66,7 @@ class JournalNumberingTest {
     try (TestDatabase db = TestDatabase.create()) {
       Pool direct = Store.pool(TestDatabase.VERTX, db.url());
       Journal first =
-          Journal.open(direct, settings(dir.resolve("a")), (e, p) -> {}, InstantSource.system());
+          Journal.open(direct, settings(dir.resolve("a")), (e, p) -> {}, TestClock.startingAt(T));
       assertThat(first.offer(pass(3), List.of())).isEqualTo(3);
       assertThat(first.drain(Duration.ofSeconds(30))).isTrue();
       first.close();
@@ -86,7 +85,7 @@ class JournalNumberingTest {
                 db.url().password());
         Pool pool = Store.pool(TestDatabase.VERTX, relayed);
         Journal second =
-            Journal.open(pool, settings(dir.resolve("b")), (e, p) -> {}, InstantSource.system());
+            Journal.open(pool, settings(dir.resolve("b")), (e, p) -> {}, TestClock.startingAt(T));
         try {
           assertThat(second.offer(pass(2), List.of()))
               .as("the next numbers after PostgreSQL's 3, not the clock's")
@@ -115,7 +114,8 @@ class JournalNumberingTest {
             new DbUrl("127.0.0.1", port, "sentinel", "postgres", Optional.empty()));
     long before = System.currentTimeMillis() * 1000;
     long t0 = System.nanoTime();
-    Journal journal = Journal.open(pool, settings(dir), (e, p) -> {}, InstantSource.system());
+    Journal journal =
+        Journal.open(pool, settings(dir), (e, p) -> {}, java.time.InstantSource.system());
     try {
       assertThat(Duration.ofNanos(System.nanoTime() - t0))
           .as("no wait for a PostgreSQL that is not there")

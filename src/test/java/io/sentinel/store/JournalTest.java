@@ -20,7 +20,6 @@ import io.sentinel.rule.Band;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -44,7 +43,10 @@ class JournalTest {
     pool = Store.pool(TestDatabase.VERTX, db.url());
     journal =
         Journal.open(
-            pool, JournalSettings.defaults(spool), (e, p) -> alarms.add(e), InstantSource.system());
+            pool,
+            JournalSettings.defaults(spool),
+            (e, p) -> alarms.add(e),
+            TestClock.startingAt(T));
   }
 
   @AfterEach
@@ -226,7 +228,7 @@ class JournalTest {
 
   private Journal reopen(Path folder) throws java.io.IOException {
     return Journal.open(
-        pool, JournalSettings.defaults(folder), (e, p) -> alarms.add(e), InstantSource.system());
+        pool, JournalSettings.defaults(folder), (e, p) -> alarms.add(e), TestClock.startingAt(T));
   }
 
   /**

@@ -12,7 +12,6 @@ import io.vertx.sqlclient.Pool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -34,7 +33,11 @@ class LoggedDayTest {
     RuleSet rules = Site.load(Path.of(".")).site().orElseThrow().ruleSet();
     Pool pool = Store.pool(TestDatabase.VERTX, db.url());
     Journal journal =
-        Journal.open(pool, JournalSettings.defaults(spool), (e, p) -> {}, InstantSource.system());
+        Journal.open(
+            pool,
+            JournalSettings.defaults(spool),
+            (e, p) -> {},
+            TestClock.startingAt(io.sentinel.testing.ExampleSiteDay.START));
     ExampleSiteDay.runAudited(
         rules, (t, fed, r, audit) -> journal.offer(new PassRecord(t, fed, r), audit));
     assertThat(journal.drain(Duration.ofSeconds(30))).isTrue();

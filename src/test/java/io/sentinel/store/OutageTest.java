@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -31,11 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
  * cannot be stopped safely, so this runs on an embedded server of its own.
  */
 class OutageTest {
+  static final Instant T = Instant.parse("2026-11-02T05:00:00Z");
   static final PassResult NOTHING =
       new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
 
   static PassRecord pass(long i) {
-    Instant at = Instant.parse("2026-11-02T05:00:00Z").plusMillis(i);
+    Instant at = T.plusMillis(i);
     Observation o =
         new Observation(
             "boiler.ch1.flow-temp",
@@ -85,7 +85,7 @@ class OutageTest {
                 alarms.add(e);
                 selfPoints.add(p);
               },
-              InstantSource.system());
+              TestClock.startingAt(T));
     }
 
     void stopServer() throws IOException {

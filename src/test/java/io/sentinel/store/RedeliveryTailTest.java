@@ -11,7 +11,6 @@ import io.vertx.sqlclient.Pool;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -46,7 +45,7 @@ class RedeliveryTailTest {
     try (TestDatabase db = TestDatabase.create()) {
       Pool pool = Store.pool(TestDatabase.VERTX, db.url());
       JournalSettings settings = JournalSettings.defaults(dir);
-      Journal j = Journal.open(pool, settings, (e, p) -> {}, InstantSource.system());
+      Journal j = Journal.open(pool, settings, (e, p) -> {}, TestClock.startingAt(T));
       long first = j.offer(pass("mqtt:load", 1), List.of());
       j.offer(pass("mqtt:load", 2), List.of());
       j.offerAcknowledged(first, T);
@@ -63,7 +62,7 @@ class RedeliveryTailTest {
               + "' AND pid <> pg_backend_pid()");
       pool.close();
       Pool away = Store.pool(TestDatabase.VERTX, db.url());
-      j = Journal.open(away, settings, (e, p) -> {}, InstantSource.system());
+      j = Journal.open(away, settings, (e, p) -> {}, TestClock.startingAt(T));
       j.offer(pass("mqtt:load", 4), List.of());
       assertThat(j.flush(Duration.ofSeconds(10))).isTrue();
       j.close();
@@ -72,7 +71,7 @@ class RedeliveryTailTest {
 
       Pool back = Store.pool(TestDatabase.VERTX, db.url());
       // Opened without its feeder reaching PostgreSQL first: the tail is read as a start reads it.
-      Journal reopened = Journal.open(back, settings, (e, p) -> {}, InstantSource.system());
+      Journal reopened = Journal.open(back, settings, (e, p) -> {}, TestClock.startingAt(T));
       try {
         RedeliveryTail.Tail tail =
             RedeliveryTail.read(
@@ -113,7 +112,7 @@ class RedeliveryTailTest {
     try (TestDatabase db = TestDatabase.create()) {
       Pool pool = Store.pool(TestDatabase.VERTX, db.url());
       Journal j =
-          Journal.open(pool, JournalSettings.defaults(dir), (e, p) -> {}, InstantSource.system());
+          Journal.open(pool, JournalSettings.defaults(dir), (e, p) -> {}, TestClock.startingAt(T));
       try {
         j.offer(pass("mqtt:load", 1), List.of());
         long last = j.offer(pass("mqtt:load", 2), List.of());

@@ -18,7 +18,6 @@ import io.vertx.sqlclient.Pool;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -69,7 +68,8 @@ class RestartTest {
       engine = new Engine(site, start, StartMode.COLD);
       restored.ifPresent(r -> assertThat(r.applyTo(engine)).isEmpty());
       journal =
-          Journal.open(pool, JournalSettings.defaults(spool), (e, p) -> {}, InstantSource.system());
+          Journal.open(
+              pool, JournalSettings.defaults(spool), (e, p) -> {}, TestClock.startingAt(T0));
       recorder = new PassRecorder(journal, engine, site, 1, Duration.ofSeconds(10));
     }
 
