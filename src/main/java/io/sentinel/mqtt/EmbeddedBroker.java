@@ -28,6 +28,13 @@ public final class EmbeddedBroker implements AutoCloseable {
   /** Payloads up to this size pass the broker; the gateway's own limit is lower and counted. */
   private static final int MAX_MESSAGE_BYTES = 1 << 20;
 
+  /**
+   * Commands each session loop may queue. Moquette drops a PUBLISH that finds its loop's queue
+   * full, unacknowledged and unrouted (its default of 1,024 lost samples of a device's burst); each
+   * loop (one per core) allocates its queue whole: 256 KiB at 65,536 (docs/runtime.md).
+   */
+  static final int SESSION_QUEUE_SIZE = 65_536;
+
   private static final Logger LOG = Logger.getLogger(EmbeddedBroker.class);
 
   private final IConfig config;
@@ -185,6 +192,7 @@ public final class EmbeddedBroker implements AutoCloseable {
             .allowAnonymous()
             .disableTelemetry()
             .bufferFlushMillis(FluentConfig.BufferFlushKind.IMMEDIATE)
+            .sessionQueueSize(SESSION_QUEUE_SIZE)
             .build();
     config.setProperty(IConfig.NETTY_MAX_BYTES_PROPERTY_NAME, Integer.toString(MAX_MESSAGE_BYTES));
     // mosquitto_pub and mosquitto_sub connect with an empty client id (MQTT 3.1.1 allows it with

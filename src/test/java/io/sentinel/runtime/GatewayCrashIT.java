@@ -118,15 +118,9 @@ class GatewayCrashIT {
     }
     assertThat(values).isEqualTo(expected);
     long rows = db.count("SELECT count(*) FROM observations WHERE point_id = '" + LOAD + "'");
-    if (rig.embeddedBroker()) {
-      // Moquette (3.1.1, the fresh machine's fallback) has been seen redelivering beyond the
-      // matched tail: on it every sample is logged at least once (docs/live.md).
-      assertThat(rows).as("every sample at least once (Moquette)").isGreaterThanOrEqualTo(SAMPLES);
-    } else {
-      assertThat(rows)
-          .as("every sample once: none the broker delivered again after the kill logged twice")
-          .isEqualTo(SAMPLES);
-    }
+    assertThat(rows)
+        .as("every sample once: none the broker delivered again after the kill logged twice")
+        .isEqualTo(SAMPLES);
     // The temperature came back restored, not live: no valve command in any pass since.
     Thread.sleep(500);
     assertThat(recorder.on(topic("commands/" + VALVE))).hasSize(valveCommandsBefore);
