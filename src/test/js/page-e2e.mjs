@@ -14,6 +14,14 @@ async function publish(topic, payload) {
   if (value !== "OK") throw new Error(`publish ${topic}: ${value}`);
 }
 
+// The strike's override over the API, as another operator would set it (body: for PUT).
+async function strikeOverride(method, body) {
+  const status = await page.evaluate(async ([m, b, t]) => (await fetch("api/v1/points/door.main.strike/override", {
+    method: m, headers: { "Content-Type": "application/json", Authorization: "Bearer " + t },
+    body: b ? JSON.stringify(b) : undefined })).status, [method, body, TOKEN]);
+  if (status >= 300) throw new Error(`${method} the strike's override: ${status}`);
+}
+
 const context = await chromium.launchPersistentContext(USER_DATA, {
   executablePath: "/usr/bin/chromium",
   headless: true,
@@ -76,6 +84,14 @@ try {
   await page.selectOption(pump + ' select[name="value"]', "false");
   await page.selectOption(pump + ' select[name="expires_in"]', "15m");
   await page.fill(pump + ' input[name="reason"]', "pump service (e2e)");
+  // A live update rebuilds the cards while the form is being filled (here another output's
+  // override, set over the API): the choice and the reason must survive it, or "false" goes out as
+  // the form's first choice, "true".
+  const card = await page.locator(pump + " .decided").elementHandle();
+  await strikeOverride("PUT", { value: false, expires_in: "5m", reason: "a re-render (e2e)", by: "e2e" });
+  await page.waitForFunction(n => !n.isConnected, card, { timeout: 10000 });
+  if (await page.inputValue(pump + ' select[name="value"]') !== "false") throw new Error("the pump's form lost its chosen value in a re-render");
+  if (await page.inputValue(pump + ' input[name="reason"]') !== "pump service (e2e)") throw new Error("the pump's form lost its reason in a re-render");
   await page.click(pump + ' form.override button[type="submit"]');
   await expectText(pump + " .winner", "override:operator\\s+operator");
   await expectText(pump + " .decided", "^false$");
@@ -91,7 +107,8 @@ try {
   await expectText(pump + " .override-state", "^none$");
   await expectText("#events", "override-cleared");
   await expectText("#audit", "override");
-  ok("override set from the page wins with its end shown, then cleared");
+  await strikeOverride("DELETE");
+  ok("override set from the page wins with its end shown, kept through a re-render, then cleared");
 
   // 4. A chattering demand contact suspends burner-on-demand; resume it from the page.
   for (let k = 0; k < 40; k++) await publish(ROOT + "points/boiler.ch1.demand", k % 2 === 0 ? "true" : "false");

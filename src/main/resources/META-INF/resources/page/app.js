@@ -124,8 +124,17 @@ function deliveredText(c) {
   return [c.unconfirmed > 0 ? "sent, not yet confirmed" : "waiting for the driver", "warn"];
 }
 
+// Live updates rebuild every card; an override form the operator is filling is kept across them
+// (one per output, until it is sent or the operator signs out), with its focus and caret. Built anew
+// each time, a form reverted to its first choice: a "false" picked just before a re-render went out
+// as "true" (CI, 2026-12-04).
+const forms = new Map();
+
 function renderOutputs() {
   const box = $("outputs");
+  if (!token.get()) forms.clear();
+  const focused = box.contains(document.activeElement) ? document.activeElement : null;
+  const caret = focused && typeof focused.selectionStart === "number" ? [focused.selectionStart, focused.selectionEnd] : null;
   box.replaceChildren(...[...state.outputs.values()].map(o => {
     const [delivered, cls] = deliveredText(o.command);
     const card = el("article", { class: "card", "data-output": o.point },
@@ -145,9 +154,16 @@ function renderOutputs() {
         el("dt", { text: "why" }), el("dd", { class: "why" }, o.why
           ? whyText(o.why, o.unit)
           : el("span", { class: "why-slot", text: "the why of this decision could not be read (GET /points/" + o.point + "/why)" }))));
-    if (token.get()) card.append(overrideForm(o));
+    if (token.get()) {
+      if (!forms.has(o.point)) forms.set(o.point, overrideForm(o));
+      card.append(forms.get(o.point));
+    }
     return card;
   }));
+  if (focused && focused.isConnected && document.activeElement !== focused) {
+    focused.focus();
+    if (caret) focused.setSelectionRange(...caret);
+  }
 }
 
 // The explanation of GET /points/<id>/why: the rule, its inputs with value and quality, the key.
@@ -178,7 +194,8 @@ function overrideForm(o) {
     ev.preventDefault();
     const v = o.type === "bool" ? select.value === "true" : Number(number.value);
     act(() => send("PUT", "points/" + encodeURIComponent(o.point) + "/override",
-      { value: v, expires_in: form.elements.expires_in.value, reason: form.elements.reason.value, by: "page" }),
+      { value: v, expires_in: form.elements.expires_in.value, reason: form.elements.reason.value, by: "page" })
+      .then(() => form.reset()),
       o.point + " overridden");
   });
   return form;
