@@ -238,7 +238,7 @@ final class Feeder {
           pace();
         }
       } catch (RowWriter.WriteFailed e) {
-        failed(e.getMessage(), e.getCause() instanceof io.vertx.sqlclient.DatabaseException);
+        failed(e.getMessage(), e.answered());
       } catch (Exception e) {
         failed(e.getMessage() == null ? e.toString() : e.getMessage(), false);
       }
@@ -313,12 +313,16 @@ final class Feeder {
 
   /**
    * @param answered PostgreSQL answered with an error (a missing table, a full disk): the feeder is
-   *     stuck once that lasts; otherwise PostgreSQL is away, and the journal waits for it
+   *     stuck once every batch is answered so for a while; otherwise PostgreSQL is away, and the
+   *     journal waits for it (an absence ends the refusal: the error of a stopping server, then
+   *     refused connections, had liveness down after a minute of a mere outage)
    */
   private void failed(String why, boolean answered) {
     String message = why == null ? "unknown" : why;
     lastError = message;
-    if (answered && failingSince == 0) {
+    if (!answered) {
+      failingSince = 0;
+    } else if (failingSince == 0) {
       failingSince = System.nanoTime() | 1;
     }
     if (!degraded) {

@@ -10,6 +10,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -101,11 +102,26 @@ final class RowWriter {
      * else (no connection, a timeout, a missing table) is retried as it is.
      */
     boolean refused() {
-      if (getCause() instanceof io.vertx.sqlclient.DatabaseException d && d.getSqlState() != null) {
-        String c = d.getSqlState();
-        return c.startsWith("22") || c.startsWith("23") || c.startsWith("54");
-      }
-      return false;
+      return state()
+          .map(c -> c.startsWith("22") || c.startsWith("23") || c.startsWith("54"))
+          .orElse(false);
+    }
+
+    /**
+     * PostgreSQL answered, with an error that is not its going away: an error of SQLSTATE class 08
+     * (connection exception) or 57 (operator intervention: a shutdown, {@code 57P01} to every
+     * session as it stops, a server not yet accepting) says it is away, as a refused connection
+     * does.
+     */
+    boolean answered() {
+      return getCause() instanceof io.vertx.sqlclient.DatabaseException
+          && state().map(c -> !c.startsWith("08") && !c.startsWith("57")).orElse(true);
+    }
+
+    private Optional<String> state() {
+      return getCause() instanceof io.vertx.sqlclient.DatabaseException d
+          ? Optional.ofNullable(d.getSqlState())
+          : Optional.empty();
     }
   }
 }

@@ -59,6 +59,11 @@ class OutageTest {
     EmbeddedDatabase server;
 
     Rig(Path dir, int queue, int batchRows, long maxBytes, long segmentBytes) throws IOException {
+      this(dir, queue, batchRows, maxBytes, segmentBytes, Duration.ofSeconds(60));
+    }
+
+    Rig(Path dir, int queue, int batchRows, long maxBytes, long segmentBytes, Duration stuckAfter)
+        throws IOException {
       data = dir.resolve("data");
       server = EmbeddedDatabase.start(data, TestDatabase.binaries(), true);
       port = server.port();
@@ -76,7 +81,7 @@ class OutageTest {
               Duration.ofMillis(200),
               Duration.ofSeconds(1),
               Duration.ofDays(30),
-              Duration.ofSeconds(60));
+              stuckAfter);
       journal =
           Journal.open(
               pool,
@@ -168,6 +173,36 @@ class OutageTest {
           .extracting(ControlEvent::kind)
           .containsSubsequence("journal-degraded", "journal-recovered");
       assertThat(rig.selfPoints).extracting(SelfPoint::name).contains("journal.degraded");
+    }
+  }
+
+  /**
+   * PostgreSQL answers every batch with an error (a stall once that lasts), then stops: from its
+   * absence on the journal merely waits, however long. The soak of 2026-12-04 had liveness down a
+   * minute into an outage: a stopping server answers its sessions with an error (57P01) before
+   * connections are refused, and the refusal's clock ran on through the outage.
+   */
+  @Test
+  void anOutageAfterRefusals_isNoStall(@TempDir Path dir) throws Exception {
+    try (Rig rig = new Rig(dir, 1_000, 500, 64L << 20, 1L << 20, Duration.ofSeconds(2))) {
+      try (var c = TestDatabase.connect(rig.url);
+          var s = c.createStatement()) {
+        s.execute(
+            "CREATE FUNCTION refuse_all() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE"
+                + " EXCEPTION 'observations take nothing (test)'; END $$");
+        s.execute(
+            "CREATE TRIGGER refuse_all BEFORE INSERT ON observations FOR EACH STATEMENT EXECUTE"
+                + " FUNCTION refuse_all()");
+      }
+      rig.journal.offer(pass(0), List.of());
+      await().atMost(Duration.ofSeconds(20)).until(rig.journal::stuck);
+      rig.stopServer();
+      await().atMost(Duration.ofSeconds(20)).until(() -> !rig.journal.stuck());
+      Thread.sleep(3_000); // past stuck-after: an absence is no stall
+      assertThat(rig.journal.stall()).isEmpty();
+      assertThat(rig.journal.degraded()).isTrue();
+      rig.startServer();
+      rig.closeJournal();
     }
   }
 
