@@ -5,6 +5,7 @@ import io.sentinel.engine.Engine;
 import io.sentinel.engine.PassResult;
 import io.sentinel.engine.StartMode;
 import io.sentinel.point.PointSpec;
+import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
 import io.sentinel.site.Site;
@@ -58,6 +59,9 @@ public final class GreenhouseBench {
    */
   private boolean markMeasured;
 
+  /** Samples without the decoder's position hint (Sample.position): the engine hashes each id. */
+  private boolean noPositions;
+
   /** Counters of one phase. */
   private static final class Phase {
     final String name;
@@ -83,6 +87,7 @@ public final class GreenhouseBench {
   private Engine engine;
   private GreenhouseStream stream;
   private String[] temp;
+  private int[] tempPosition;
   private final Map<String, Integer> ventZone = new HashMap<>();
   private boolean[] oracle;
   private boolean[] commanded;
@@ -114,12 +119,13 @@ public final class GreenhouseBench {
         case "--json" -> json = a[++i];
         case "--write-site" -> writeSite = Path.of(a[++i]);
         case "--mark-measured" -> markMeasured = true;
+        case "--no-positions" -> noPositions = true;
         default ->
             throw new IllegalArgumentException(
                 "unknown option "
                     + a[i]
                     + " (--zones --batch --flip-every --seed --derived --warmup --transitions"
-                    + " --pass-ms --json --write-site --mark-measured)");
+                    + " --pass-ms --json --write-site --mark-measured --no-positions)");
       }
     }
   }
@@ -137,9 +143,12 @@ public final class GreenhouseBench {
     engine = new Engine(ruleSet, now, StartMode.COLD);
     double buildS = (System.nanoTime() - t0) / 1e9;
     temp = new String[zones + 1];
+    tempPosition = new int[zones + 1];
+    List<PointSpec> inOrder = ruleSet.registry().inOrder();
     for (int i = 1; i <= zones; i++) {
       PointSpec in = ruleSet.registry().find("bench.z" + i + ".temp").orElseThrow();
       temp[i] = in.id();
+      tempPosition[i] = noPositions ? -1 : inOrder.indexOf(in);
       ventZone.put("bench.z" + i + ".vent", i);
     }
     oracle = new boolean[zones + 1];
@@ -289,7 +298,7 @@ public final class GreenhouseBench {
         if (stream.flip) {
           p.flips++;
         }
-        samples.add(Sample.live(temp[z], Value.of(v), now));
+        samples.add(new Sample(temp[z], Value.of(v), Quality.LIVE, now, tempPosition[z]));
       }
       long a0 = timed ? threads.getCurrentThreadAllocatedBytes() : 0;
       long c0 = timed ? threads.getCurrentThreadCpuTime() : 0;

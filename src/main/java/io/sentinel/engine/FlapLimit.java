@@ -2,7 +2,6 @@ package io.sentinel.engine;
 
 import io.sentinel.point.Value;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -12,14 +11,45 @@ import java.util.Map;
  * pass) until the changes fall back under the limit.
  */
 final class FlapLimit {
-  /** Recent claim changes of a point. */
+  /**
+   * Recent claim changes of a point: their instants as epoch nanos in a ring, oldest at {@code
+   * head}, grown when full. Primitives, so that counting a change allocates nothing and stores no
+   * reference into this long-lived object.
+   */
   private static final class PointFlap {
-    final ArrayList<Instant> changes = new ArrayList<>();
+    long[] changes = new long[4];
+    int head;
+    int size;
     boolean frozen;
+
+    void add(long at) {
+      if (size == changes.length) {
+        long[] grown = new long[2 * size];
+        System.arraycopy(changes, head, grown, 0, size - head);
+        System.arraycopy(changes, 0, grown, size - head, head);
+        changes = grown;
+        head = 0;
+      }
+      changes[(head + size) % changes.length] = at;
+      size++;
+    }
+
+    long oldest() {
+      return changes[head];
+    }
+
+    /** Drops the changes at or before {@code horizon}. */
+    void trim(long horizon) {
+      while (size > 0 && changes[head] <= horizon) {
+        head = head + 1 == changes.length ? 0 : head + 1;
+        size--;
+      }
+    }
   }
 
   private final Map<String, PointFlap> flaps = new HashMap<>();
   private final EngineLimits limits;
+  private final long windowNanos;
   private final Timers timers;
   private final PassOutputs out;
 
@@ -32,6 +62,7 @@ final class FlapLimit {
       PassOutputs out,
       java.util.function.Consumer<String> settled) {
     this.limits = limits;
+    this.windowNanos = limits.claimWindow().toNanos();
     this.timers = timers;
     this.out = out;
     this.settled = settled;
@@ -40,9 +71,10 @@ final class FlapLimit {
   /** Counts a claim change of a point; freezes the point when it is one too many. */
   void count(ClaimChange change) {
     PointFlap flap = flaps.computeIfAbsent(change.pointId(), k -> new PointFlap());
-    flap.changes.add(change.at());
-    trim(flap, change.at());
-    if (!flap.frozen && flap.changes.size() > limits.claimChangesPerPoint()) {
+    long at = EpochNanos.of(change.at());
+    flap.add(at);
+    flap.trim(at - windowNanos);
+    if (!flap.frozen && flap.size > limits.claimChangesPerPoint()) {
       flap.frozen = true;
       out.event(
           "point-flapping",
@@ -55,7 +87,7 @@ final class FlapLimit {
           change.at());
       out.selfPoints.add(
           new SelfPoint("point." + change.pointId() + ".flapping", Value.TRUE, change.at()));
-      timers.flapRecheck(flap.changes.get(0).plus(limits.claimWindow()), change.pointId());
+      timers.flapRecheck(EpochNanos.instant(flap.oldest() + windowNanos), change.pointId());
     }
   }
 
@@ -65,9 +97,9 @@ final class FlapLimit {
     if (flap == null || !flap.frozen) {
       return;
     }
-    trim(flap, t);
-    if (flap.changes.size() > limits.claimChangesPerPoint()) {
-      timers.flapRecheck(flap.changes.get(0).plus(limits.claimWindow()), pointId);
+    flap.trim(EpochNanos.of(t) - windowNanos);
+    if (flap.size > limits.claimChangesPerPoint()) {
+      timers.flapRecheck(EpochNanos.instant(flap.oldest() + windowNanos), pointId);
       return;
     }
     flap.frozen = false;
@@ -88,12 +120,5 @@ final class FlapLimit {
   /** Keeps the previous engine's counts across a revision. */
   void takeOver(FlapLimit previous) {
     flaps.putAll(previous.flaps);
-  }
-
-  private void trim(PointFlap flap, Instant t) {
-    Instant horizon = t.minus(limits.claimWindow());
-    while (!flap.changes.isEmpty() && !flap.changes.get(0).isAfter(horizon)) {
-      flap.changes.remove(0);
-    }
   }
 }

@@ -254,7 +254,7 @@ final class RulePolicy {
   }
 
   private void evaluate(RuleRuntime r, Instant t) {
-    long nanos = epochNanos(t);
+    long nanos = EpochNanos.of(t);
     if (!r.recordEvaluation(nanos, windowNanos)) {
       suspend(r, t);
       return;
@@ -357,9 +357,5 @@ final class RulePolicy {
     Value v = rule.failSafe().orElseThrow().value();
     rule.claims().forEach(c -> m.put(c.pointId(), v));
     return m;
-  }
-
-  private static long epochNanos(Instant t) {
-    return t.getEpochSecond() * 1_000_000_000L + t.getNano();
   }
 }

@@ -133,7 +133,7 @@ final class Stepping {
     Transition[] caused = stepCaused;
     for (int k = 0; k < samples.size(); k++) {
       Sample s = samples.get(k);
-      indexes[k] = e.points.indexOf(s.pointId());
+      indexes[k] = e.points.indexOf(s);
       if (indexes[k] < 0) {
         throw new IllegalArgumentException("unknown point " + s.pointId());
       }

@@ -14,6 +14,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +40,10 @@ public final class IngestDecoder {
   private static final Set<String> FIELDS = Set.of("value", "quality", "ts", "unit");
 
   private final Registry registry;
+
+  /** Each point's position in the registry, handed to the engine with its samples. */
+  private final Map<String, Integer> positions = new HashMap<>();
+
   private final SourcePolicy sources;
   private final String pointsPrefix;
   private final int maxPayloadBytes;
@@ -71,6 +76,10 @@ public final class IngestDecoder {
   private IngestDecoder(
       Registry registry, SourcePolicy sources, Topics topics, int maxPayloadBytes) {
     this.registry = registry;
+    List<PointSpec> inOrder = registry.inOrder();
+    for (int i = 0; i < inOrder.size(); i++) {
+      positions.put(inOrder.get(i).id(), i);
+    }
     this.sources = sources;
     this.pointsPrefix = topics.pointPrefix();
     this.maxPayloadBytes = maxPayloadBytes;
@@ -205,7 +214,8 @@ public final class IngestDecoder {
       if (typed.rejection() != null) {
         rejections.add(withTopic(typed.rejection(), topic, m.spec()));
       } else {
-        samples.add(new Sample(m.spec().id(), typed.value(), Quality.LIVE, receivedAt));
+        samples.add(
+            new Sample(m.spec().id(), typed.value(), Quality.LIVE, receivedAt, position(m.spec())));
       }
     }
     return thirdPartyTime(topic, mapped, document, samples, rejections);
@@ -348,7 +358,13 @@ public final class IngestDecoder {
       return new Decoded(List.of(), List.of(withTopic(typed.rejection(), topic, spec)));
     }
     return new Decoded(
-        List.of(new Sample(spec.id(), typed.value(), quality, at)), List.of(), deviceTime);
+        List.of(new Sample(spec.id(), typed.value(), quality, at, position(spec))),
+        List.of(),
+        deviceTime);
+  }
+
+  private int position(PointSpec spec) {
+    return positions.getOrDefault(spec.id(), -1);
   }
 
   /** A payload that is not JSON, taken as text by a json_path $ mapping. */

@@ -54,7 +54,9 @@ public final class LiveFacts {
     }
     List<Sample> samples = new ArrayList<>(decoded.samples().size());
     for (Sample s : decoded.samples()) {
-      samples.add(new Sample(s.pointId(), s.value(), quality(s, delivery, deviceTime, at), s.at()));
+      samples.add(
+          new Sample(
+              s.pointId(), s.value(), quality(s, delivery, deviceTime, at), s.at(), s.position()));
     }
     return new IngestDecoder.Decoded(samples, decoded.rejections(), deviceTime);
   }

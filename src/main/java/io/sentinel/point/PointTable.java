@@ -39,7 +39,7 @@ public final class PointTable {
   private final double[] numbers;
 
   public PointTable(Registry registry, Instant start) {
-    List<PointSpec> all = List.copyOf(registry.points().values());
+    List<PointSpec> all = registry.inOrder();
     specs = all.toArray(PointSpec[]::new);
     states = new PointState[specs.length];
     liveSinceStart = new boolean[specs.length];
@@ -92,6 +92,20 @@ public final class PointTable {
         }
       }
     }
+  }
+
+  /**
+   * The position of a sample's point, or -1: its position hint when that is this table's position
+   * of the same id (the decoder's registry is this table's: the same id string), else {@link
+   * #indexOf(String)}.
+   */
+  public int indexOf(Sample sample) {
+    int p = sample.position();
+    String id = sample.pointId();
+    if (p >= 0 && p < ids.length && ids[p] == id) {
+      return p;
+    }
+    return indexOf(id);
   }
 
   /** Fibonacci hashing: the top bits of the product, so that neighbouring hashes spread out. */
@@ -163,7 +177,11 @@ public final class PointTable {
    * against the last reported value rather than lost step by step.
    */
   public Optional<Transition> apply(Sample sample) {
-    return apply(requireIndex(sample.pointId()), sample);
+    int i = indexOf(sample);
+    if (i < 0) {
+      throw new IllegalArgumentException("unknown point " + sample.pointId());
+    }
+    return apply(i, sample);
   }
 
   /** {@link #apply(Sample)} for a caller that already knows the point's position. */

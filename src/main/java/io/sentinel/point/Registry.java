@@ -2,6 +2,7 @@ package io.sentinel.point;
 
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -15,6 +16,14 @@ public record Registry(Map<String, PointSpec> points) {
     Map<String, PointSpec> m = new LinkedHashMap<>();
     specs.forEach(s -> m.put(s.id(), s));
     return new Registry(m);
+  }
+
+  /**
+   * The points in the order of their positions: the point table's, and the position a decoder hands
+   * the engine with a sample ({@link Sample#position}).
+   */
+  public List<PointSpec> inOrder() {
+    return List.copyOf(points.values());
   }
 
   public Optional<PointSpec> find(String id) {

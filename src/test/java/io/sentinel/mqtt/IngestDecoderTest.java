@@ -53,6 +53,19 @@ class IngestDecoderTest {
   }
 
   @Test
+  void everySample_carriesItsPointsPositionInTheRegistry() {
+    List<String> ids = REGISTRY.inOrder().stream().map(p -> p.id()).toList();
+    assertThat(own("boiler.flow", "42.5").samples())
+        .extracting(Sample::position)
+        .containsExactly(ids.indexOf("boiler.flow"));
+    assertThat(decode("zigbee2mqtt/hall", "{\"temperature\": 21.5, \"humidity\": 40}").samples())
+        .extracting(Sample::pointId, Sample::position)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("hall.temp", ids.indexOf("hall.temp")),
+            org.assertj.core.groups.Tuple.tuple("hall.humidity", ids.indexOf("hall.humidity")));
+  }
+
+  @Test
   void object_withQualityAndTimestamp_isTaken() {
     var d =
         own(
