@@ -91,7 +91,7 @@ final class ClaimBook {
 
   /** The claim diff: only what changed leaves the rule. */
   void set(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
-    if (desired == r.heldAs || desired.isEmpty() && r.held.isEmpty() || desired.equals(r.held)) {
+    if (desired == r.heldAs || desired.isEmpty() && !r.holds || desired.equals(r.held)) {
       // The common case of a re-evaluation with the same answer: nothing leaves the rule, but its
       // keys may have moved on (seed 001: "then freshest input"). heldAs is the map the held
       // claims were last made equal to, so that the same answer is told without comparing maps
@@ -133,6 +133,7 @@ final class ClaimBook {
               rule.id(), e.getKey(), rule.band(), Optional.of(e.getValue()), t, reason));
     }
     r.heldAs = desired;
+    r.holds = !r.held.isEmpty();
   }
 
   /**
@@ -145,7 +146,7 @@ final class ClaimBook {
    */
   private void rekey(RuleRuntime r) {
     Instant freshness = r.freshness();
-    if (r.held.isEmpty()) {
+    if (!r.holds) {
       r.claimAt(freshness, r.matched);
       return;
     }
@@ -153,9 +154,9 @@ final class ClaimBook {
       return;
     }
     r.claimAt(freshness, r.matched);
-    if (r.claimPoints.length == 1) {
+    if (r.soleClaimPoint != null) {
       // A rule of one claim (most rules) holds it on that claim's point: no walk of the held map.
-      rekeyOn(r, r.claimPoints[0]);
+      rekeyOn(r, r.soleClaimPoint);
       return;
     }
     for (String point : r.held.keySet()) {
@@ -168,12 +169,22 @@ final class ClaimBook {
     Arbiter.Table table = slot.table();
     if (!table.rekey(r.ruleId, r.claimedSecond, r.claimedNano, r.claimedMatched)) {
       arbiter.assertClaim(table, claim(r, point, r.held.get(point)));
+    } else if (slot.last != null && table.size() == 1 && table.version() == slot.decidedVersion) {
+      return; // settle would pass it over (its first check): a sole claim decided, only re-keyed
     }
     markChanged(slot);
   }
 
   /** The slot of a point the rule claims: the rule keeps it, so it is looked up once. */
   private Slot slotOf(RuleRuntime r, String point) {
+    if (point == r.soleClaimPoint) {
+      Slot s = r.soleSlot;
+      if (s == null) {
+        s = slot(point);
+        r.soleSlot = s;
+      }
+      return s;
+    }
     String[] points = r.claimPoints;
     for (int k = 0; k < points.length; k++) {
       if (points[k] == point) {

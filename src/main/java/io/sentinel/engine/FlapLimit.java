@@ -1,5 +1,6 @@
 package io.sentinel.engine;
 
+import io.sentinel.point.EpochNanos;
 import io.sentinel.point.Value;
 import java.time.Instant;
 import java.util.HashMap;

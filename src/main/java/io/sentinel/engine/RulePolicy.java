@@ -1,6 +1,7 @@
 package io.sentinel.engine;
 
 import io.sentinel.derived.LagTime;
+import io.sentinel.point.EpochNanos;
 import io.sentinel.point.Value;
 import io.sentinel.rule.ClaimSpec;
 import io.sentinel.rule.InputLoss;

@@ -82,6 +82,17 @@ final class RuleRuntime {
 
   final ClaimBook.Slot[] claimSlots;
 
+  /**
+   * A rule of one claim (most rules): that claim's point and, once the claim book has it, its slot,
+   * read from this object instead of the two arrays; null for a rule of more or no claims.
+   */
+  final String soleClaimPoint;
+
+  ClaimBook.Slot soleSlot;
+
+  /** Whether {@link #held} is not empty, read without it (ClaimBook keeps it). */
+  boolean holds;
+
   /** Whether any claim has expires_in: without one, {@link #expiry} stays empty for good. */
   final boolean expires;
 
@@ -117,6 +128,13 @@ final class RuleRuntime {
   private final int evaluationLimit;
   private int evaluationHead;
   private int evaluationCount;
+
+  /**
+   * While the ring is full, its oldest entry ({@code evaluations[evaluationHead]}): read just after
+   * its neighbour is written, mostly from the same cache line, so that the next evaluation's check
+   * reads this object and not the ring, which a large site's rules spread over megabytes.
+   */
+  private long oldestEvaluation;
 
   RuleRuntime(Rule rule, int index, PointTable points, int evaluationLimit) {
     this(rule, index, points, evaluationLimit, new java.util.HashMap<>());
@@ -160,6 +178,7 @@ final class RuleRuntime {
     this.claimPoints =
         rule.claims().stream().map(io.sentinel.rule.ClaimSpec::pointId).toArray(String[]::new);
     this.claimSlots = new ClaimBook.Slot[claimPoints.length];
+    this.soleClaimPoint = claimPoints.length == 1 ? claimPoints[0] : null;
     this.expires = rule.claims().stream().anyMatch(c -> c.expiresIn().isPresent());
     this.actionLastFired = new Instant[rule.actions().size()];
     this.actionSeq = new long[rule.actions().size()];
@@ -249,6 +268,7 @@ final class RuleRuntime {
     expiryTimer = previous.expiryTimer;
     nextInterval = previous.nextInterval;
     held.putAll(previous.held);
+    holds = !held.isEmpty();
     expiry.putAll(previous.expiry);
     System.arraycopy(previous.actionLastFired, 0, actionLastFired, 0, actionLastFired.length);
     System.arraycopy(previous.actionSeq, 0, actionSeq, 0, actionSeq.length);
@@ -259,6 +279,7 @@ final class RuleRuntime {
     evaluations = previous.evaluations.clone(); // the same limits: both engines run prev.limits
     evaluationHead = previous.evaluationHead;
     evaluationCount = previous.evaluationCount;
+    oldestEvaluation = previous.oldestEvaluation;
   }
 
   /**
@@ -267,7 +288,7 @@ final class RuleRuntime {
    */
   boolean recordEvaluation(long atNanos, long windowNanos) {
     if (evaluationCount == evaluations.length) {
-      if (atNanos - evaluations[evaluationHead] < windowNanos) {
+      if (atNanos - oldestEvaluation < windowNanos) {
         if (evaluations.length == evaluationLimit) {
           return false;
         }
@@ -279,6 +300,9 @@ final class RuleRuntime {
     }
     evaluations[evaluationHead] = atNanos;
     evaluationHead = evaluationHead + 1 == evaluations.length ? 0 : evaluationHead + 1;
+    if (evaluationCount == evaluations.length) {
+      oldestEvaluation = evaluations[evaluationHead];
+    }
     return true;
   }
 

@@ -12,7 +12,11 @@ public final class PointTable {
   private final PointSpec[] specs;
   private final PointState[] states;
   private final boolean[] liveSinceStart;
-  private final Instant[] lastSampleAt;
+
+  /** Each point's last sample, in epoch nanos ({@link #NO_SAMPLE} for none): a primitive. */
+  private final long[] lastSampleAt;
+
+  private static final long NO_SAMPLE = Long.MIN_VALUE;
 
   /** False while ingest lags: a drained sample is a value, not a sign the point is live now. */
   private boolean countLive = true;
@@ -43,7 +47,8 @@ public final class PointTable {
     specs = all.toArray(PointSpec[]::new);
     states = new PointState[specs.length];
     liveSinceStart = new boolean[specs.length];
-    lastSampleAt = new Instant[specs.length];
+    lastSampleAt = new long[specs.length];
+    java.util.Arrays.fill(lastSampleAt, NO_SAMPLE);
     int size = Integer.highestOneBit(Math.max(2, specs.length) * 2) * 2;
     slots = new long[size];
     ids = new String[specs.length];
@@ -146,7 +151,8 @@ public final class PointTable {
   }
 
   public Optional<Instant> lastSampleAt(int i) {
-    return Optional.ofNullable(lastSampleAt[i]);
+    long at = lastSampleAt[i];
+    return at == NO_SAMPLE ? Optional.empty() : Optional.of(EpochNanos.instant(at));
   }
 
   /**
@@ -201,7 +207,7 @@ public final class PointTable {
       if (quality == Quality.LIVE && !(v >= min && v <= numbers[3 * i + 1])) {
         quality = Quality.BAD;
       }
-      lastSampleAt[i] = at;
+      lastSampleAt[i] = EpochNanos.of(at);
       PointState previous = states[i];
       boolean valueChanged =
           previous.value() instanceof Value.Num p
@@ -217,7 +223,7 @@ public final class PointTable {
     if (value.isPresent() && quality == Quality.LIVE && !spec.inRange(value)) {
       quality = Quality.BAD;
     }
-    lastSampleAt[i] = at;
+    lastSampleAt[i] = EpochNanos.of(at);
     PointState previous = states[i];
     return transitionOrNull(
         i, previous, valueChanged(spec, previous.value(), value), value, quality, at);
