@@ -105,9 +105,10 @@ public final class Engine {
     var list = ruleSet.rules();
     rules = new RuleRuntime[list.size()];
     Map<io.sentinel.expr.Condition, io.sentinel.expr.Condition> conditions = new HashMap<>();
+    StepInstant step = new StepInstant();
     for (int i = 0; i < rules.length; i++) {
       RuleRuntime r =
-          new RuleRuntime(list.get(i), i, points, limits.evaluationsPerRule(), conditions);
+          new RuleRuntime(list.get(i), i, points, limits.evaluationsPerRule(), conditions, step);
       RulePolicy.prepare(r);
       rules[i] = r;
       byId.put(r.rule.id(), r);
@@ -115,7 +116,7 @@ public final class Engine {
     this.triggers = new Triggers(rules, points.size());
     this.flaps = new FlapLimit(limits, timers, out, this::pointSettled);
     this.claims = new ClaimBook(new Arbiter(id -> specOf(id).releaseValue()), flaps, timers, out);
-    this.policy = new RulePolicy(limits, lagTime, claims, timers, triggers, out);
+    this.policy = new RulePolicy(limits, lagTime, claims, timers, triggers, out, step);
     this.operator = new OperatorRequests(points, claims, timers, out);
   }
 

@@ -29,7 +29,7 @@ final class RulePolicy {
   private final RuleActions actions;
   private final PassOutputs out;
   private final long windowNanos;
-  private final RuleInputs inputs = new RuleInputs();
+  private final StepInstant step;
 
   RulePolicy(
       EngineLimits limits,
@@ -37,7 +37,8 @@ final class RulePolicy {
       ClaimBook claims,
       Timers timers,
       Triggers triggers,
-      PassOutputs out) {
+      PassOutputs out,
+      StepInstant step) {
     this.limits = limits;
     this.lagTime = lagTime;
     this.claims = claims;
@@ -46,6 +47,7 @@ final class RulePolicy {
     this.actions = new RuleActions(out);
     this.out = out;
     this.windowNanos = limits.evaluationWindow().toNanos();
+    this.step = step;
   }
 
   /** Works out the claims a rule holds in each state, once. */
@@ -260,21 +262,21 @@ final class RulePolicy {
       suspend(r, t);
       return;
     }
-    RuleInputs in = inputs.of(r, t);
+    step.set(t); // a rule is its own inputs: nothing else is stored to aim an evaluation at it
     if (r.latched) {
-      if (!r.rule.holdUntil().orElseThrow().test(in)) {
+      if (!r.rule.holdUntil().orElseThrow().test(r)) {
         return; // latched: the claims stay until the release condition holds
       }
       r.latched = false;
       out.event("latch-released", r.rule.id(), "hold_until holds: the rule decides again", t);
     }
     boolean wasTrue = r.lastCondition.orElse(false);
-    boolean condition = r.when.test(in);
+    boolean condition = r.when.test(r);
     Optional<Boolean> last = condition ? HELD : NOT_HELD;
     if (r.lastCondition != last) {
       r.lastCondition = last; // stored only when it changes: no card dirtied by the same answer
     }
-    r.matched = condition ? r.when.matched(in) : 0;
+    r.matched = condition ? r.when.matched(r) : 0;
     if (!condition) {
       claims.set(r, Map.of(), t, "condition false");
       return;

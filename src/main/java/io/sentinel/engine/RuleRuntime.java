@@ -21,7 +21,7 @@ import java.util.Optional;
  * reference into it: under G1 each such store into a long-lived object dirties a card that a
  * refinement thread, or the engine's thread itself, must scan afterwards.
  */
-final class RuleRuntime {
+final class RuleRuntime implements io.sentinel.expr.Inputs {
   final Rule rule;
   final int index;
 
@@ -38,10 +38,19 @@ final class RuleRuntime {
   final int[] slots;
   final String[] inputNames;
 
-  /** The points whose quality gates warmup and input loss. */
-  final int[] gated;
+  /**
+   * The inputs' point positions by slot ({@link #slots}), then, from {@link #gatedFrom} on, those
+   * of the points whose quality gates warmup and input loss: one array, so that a visit reads one
+   * object for both.
+   */
+  private final int[] positions;
+
+  private final int gatedFrom;
 
   final PointTable points;
+
+  /** The step's instant, which its conditions read as {@link #now()}: the engine's, shared. */
+  private final StepInstant step;
 
   RuleState state;
 
@@ -137,7 +146,7 @@ final class RuleRuntime {
   private long oldestEvaluation;
 
   RuleRuntime(Rule rule, int index, PointTable points, int evaluationLimit) {
-    this(rule, index, points, evaluationLimit, new java.util.HashMap<>());
+    this(rule, index, points, evaluationLimit, new java.util.HashMap<>(), new StepInstant());
   }
 
   /**
@@ -150,7 +159,8 @@ final class RuleRuntime {
       int index,
       PointTable points,
       int evaluationLimit,
-      Map<Condition, Condition> conditions) {
+      Map<Condition, Condition> conditions,
+      StepInstant step) {
     this.rule = rule;
     this.index = index;
     this.ruleId = rule.id();
@@ -161,6 +171,7 @@ final class RuleRuntime {
     this.hasHoldUntil = rule.holdUntil().isPresent();
     this.hasActions = !rule.actions().isEmpty();
     this.points = points;
+    this.step = step;
     this.slots = rule.inputs().values().stream().mapToInt(points::indexOf).toArray();
     this.inputNames = rule.inputs().keySet().toArray(String[]::new);
     // An input read only by the latch's release (a reset button) does not gate warmup or input
@@ -170,11 +181,14 @@ final class RuleRuntime {
             .map(h -> new java.util.HashSet<>(h.inputsRead()))
             .orElse(new java.util.HashSet<>());
     releaseOnly.removeAll(rule.when().inputsRead());
-    this.gated =
+    int[] gated =
         java.util.stream.IntStream.range(0, slots.length)
             .filter(i -> !releaseOnly.contains(inputNames[i]))
             .map(i -> slots[i])
             .toArray();
+    this.positions = java.util.Arrays.copyOf(slots, slots.length + gated.length);
+    System.arraycopy(gated, 0, positions, slots.length, gated.length);
+    this.gatedFrom = slots.length;
     this.claimPoints =
         rule.claims().stream().map(io.sentinel.rule.ClaimSpec::pointId).toArray(String[]::new);
     this.claimSlots = new ClaimBook.Slot[claimPoints.length];
@@ -187,8 +201,14 @@ final class RuleRuntime {
   }
 
   /** The state of the input in {@code slot} (the rule's declaration order). */
-  PointState state(int slot) {
-    return points.state(slots[slot]);
+  @Override
+  public PointState state(int slot) {
+    return points.state(positions[slot]);
+  }
+
+  @Override
+  public Instant now() {
+    return step.now();
   }
 
   /** The freshness its claims are arbitrated with, as an instant. */
@@ -208,7 +228,8 @@ final class RuleRuntime {
   }
 
   boolean inputsMeetRequiredQuality() {
-    for (int point : gated) {
+    for (int k = gatedFrom; k < positions.length; k++) {
+      int point = positions[k];
       Quality q = points.state(point).quality();
       boolean ok =
           q == Quality.LIVE
@@ -222,7 +243,8 @@ final class RuleRuntime {
   }
 
   boolean allInputsLiveSinceStart() {
-    for (int point : gated) {
+    for (int k = gatedFrom; k < positions.length; k++) {
+      int point = positions[k];
       if (!points.liveSinceStart(point)) {
         return false;
       }
@@ -233,7 +255,8 @@ final class RuleRuntime {
   /** Whether the warmup policy is met by the inputs (the deadline is checked by the engine). */
   boolean warmupSatisfiedByInputs() {
     if (rule.warmup() instanceof Warmup.AllInputsKnown) {
-      for (int point : gated) {
+      for (int k = gatedFrom; k < positions.length; k++) {
+        int point = positions[k];
         Quality q = points.state(point).quality();
         if (q != Quality.LIVE && q != Quality.STALE) {
           return false;
@@ -247,7 +270,8 @@ final class RuleRuntime {
   /** The newest change among the inputs: arbitration's freshness key. */
   Instant freshness() {
     Instant newest = Instant.EPOCH;
-    for (int point : gated) {
+    for (int k = gatedFrom; k < positions.length; k++) {
+      int point = positions[k];
       Instant since = points.state(point).since();
       if (since.isAfter(newest)) {
         newest = since;

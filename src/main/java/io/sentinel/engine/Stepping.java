@@ -16,10 +16,10 @@ import java.util.List;
 final class Stepping {
   private final Engine e;
 
-  /** The samples' point positions and the transitions they caused, in the step under way. */
+  /** The samples' point positions in the step under way, reused. */
   private int[] stepIndexes = new int[0];
 
-  private Transition[] stepCaused = new Transition[0];
+  private static final Transition[] NONE_CAUSED = new Transition[0];
 
   Stepping(Engine engine) {
     this.e = engine;
@@ -127,10 +127,11 @@ final class Stepping {
     }
     if (stepIndexes.length < samples.size()) {
       stepIndexes = new int[samples.size()];
-      stepCaused = new Transition[samples.size()];
     }
     int[] indexes = stepIndexes;
-    Transition[] caused = stepCaused;
+    // The transitions the samples caused: a young array of the step's own, not one kept across
+    // steps, into which G1 would fence every store (a reference into a long-lived object).
+    Transition[] caused = samples.isEmpty() ? NONE_CAUSED : new Transition[samples.size()];
     for (int k = 0; k < samples.size(); k++) {
       Sample s = samples.get(k);
       indexes[k] = e.points.indexOf(s);
