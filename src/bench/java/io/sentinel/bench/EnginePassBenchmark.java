@@ -164,6 +164,7 @@ public class EnginePassBenchmark {
       RuleSet ruleSet = model.load();
       int batch = shape.startsWith("100") ? 100 : 1;
       stream = Stream.build(model, batch, batch == 100 ? 2048 : 100_000, 20250106L);
+      stream.asDecoded(ruleSet.registry());
       engine = new Engine(ruleSet, START, StartMode.COLD, SCALED_LIMITS);
       now = START;
 
@@ -885,11 +886,19 @@ public class EnginePassBenchmark {
     final Map<String, Integer> hotIndex = new LinkedHashMap<>();
     int cursor;
 
+    /** Each sample's point position in the registry, as the ingest decoder gives it (-1: none). */
+    private final int[][] positions;
+
     private Stream(SiteModel model, String[][] ids, Value[][] values, Value[] prime) {
       this.model = model;
       this.ids = ids;
       this.values = values;
       this.prime = prime;
+      this.positions = new int[ids.length][];
+      for (int b = 0; b < ids.length; b++) {
+        positions[b] = new int[ids[b].length];
+        Arrays.fill(positions[b], -1);
+      }
       for (int h = 0; h < model.hotInputs.length; h++) {
         hotIndex.put(model.hotInputs[h], h);
       }
@@ -897,6 +906,25 @@ public class EnginePassBenchmark {
 
     int batches() {
       return ids.length;
+    }
+
+    /**
+     * The samples as the ingest decoder hands them to the engine: the registry's own id strings,
+     * each with its point's position ({@code Sample.position}).
+     */
+    void asDecoded(io.sentinel.point.Registry registry) {
+      List<io.sentinel.point.PointSpec> inOrder = registry.inOrder();
+      Map<String, Integer> at = new java.util.HashMap<>();
+      for (int i = 0; i < inOrder.size(); i++) {
+        at.put(inOrder.get(i).id(), i);
+      }
+      for (int b = 0; b < ids.length; b++) {
+        for (int i = 0; i < ids[b].length; i++) {
+          int p = at.get(ids[b][i]);
+          ids[b][i] = inOrder.get(p).id();
+          positions[b][i] = p;
+        }
+      }
     }
 
     /**
@@ -918,18 +946,20 @@ public class EnginePassBenchmark {
     Sample[] next(Instant from, Instant to, boolean spread) {
       String[] id = ids[cursor];
       Value[] v = values[cursor];
+      int[] at = positions[cursor];
       cursor = cursor + 1 == ids.length ? 0 : cursor + 1;
       Sample[] out = new Sample[id.length];
       if (!spread) {
         for (int i = 0; i < id.length; i++) {
-          out[i] = new Sample(id[i], v[i], Quality.LIVE, to);
+          out[i] = new Sample(id[i], v[i], Quality.LIVE, to, at[i]);
         }
       } else {
         long step = Duration.between(from, to).toNanos() / id.length;
         for (int i = 0; i < id.length - 1; i++) {
-          out[i] = new Sample(id[i], v[i], Quality.LIVE, from.plusNanos(step * (i + 1)));
+          out[i] = new Sample(id[i], v[i], Quality.LIVE, from.plusNanos(step * (i + 1)), at[i]);
         }
-        out[id.length - 1] = new Sample(id[id.length - 1], v[id.length - 1], Quality.LIVE, to);
+        int last = id.length - 1;
+        out[last] = new Sample(id[last], v[last], Quality.LIVE, to, at[last]);
       }
       return out;
     }
