@@ -46,11 +46,13 @@ public final class GreenhouseBench {
   private int flipEvery = 50;
   private int seed = 1;
   private int derived;
+
   /**
    * As the issue's own runs: the pass reaches its steady state only after about 5M transitions, as
    * C2 compiles it again once the settle sweeps' profiles give way to the steady stream.
    */
   private long warmup = 20_000_000;
+
   private long transitions = 5_000_000;
   private long passMs = 10;
   private String json;
