@@ -39,10 +39,14 @@ public final class IngestDecoder {
 
   private static final Set<String> FIELDS = Set.of("value", "quality", "ts", "unit");
 
-  private final Registry registry;
+  /**
+   * Each point by id with its position in the registry ({@link Registry#inOrder}), which the
+   * decoder hands the engine with the point's samples ({@link Sample#position}): one lookup finds
+   * both.
+   */
+  private final Map<String, Located> points = new HashMap<>();
 
-  /** Each point's position in the registry, handed to the engine with its samples. */
-  private final Map<String, Integer> positions = new HashMap<>();
+  private record Located(PointSpec spec, int position) {}
 
   private final SourcePolicy sources;
   private final String pointsPrefix;
@@ -50,7 +54,7 @@ public final class IngestDecoder {
   private final Map<String, List<Mapped>> thirdParty = new LinkedHashMap<>();
 
   /** A point fed from a third-party topic; {@code time}: where its device's timestamp is. */
-  private record Mapped(PointSpec spec, JsonPath path, Optional<DeviceTime> time) {}
+  private record Mapped(PointSpec spec, int position, JsonPath path, Optional<DeviceTime> time) {}
 
   private record DeviceTime(JsonPath path, PointSource.TimeFormat format) {}
 
@@ -75,10 +79,9 @@ public final class IngestDecoder {
 
   private IngestDecoder(
       Registry registry, SourcePolicy sources, Topics topics, int maxPayloadBytes) {
-    this.registry = registry;
     List<PointSpec> inOrder = registry.inOrder();
     for (int i = 0; i < inOrder.size(); i++) {
-      positions.put(inOrder.get(i).id(), i);
+      points.put(inOrder.get(i).id(), new Located(inOrder.get(i), i));
     }
     this.sources = sources;
     this.pointsPrefix = topics.pointPrefix();
@@ -140,7 +143,7 @@ public final class IngestDecoder {
         }
         d.thirdParty
             .computeIfAbsent(m.topic(), k -> new ArrayList<>())
-            .add(new Mapped(spec, parsed.path().get(), time));
+            .add(new Mapped(spec, d.points.get(spec.id()).position(), parsed.path().get(), time));
       }
     }
     return d;
@@ -215,7 +218,7 @@ public final class IngestDecoder {
         rejections.add(withTopic(typed.rejection(), topic, m.spec()));
       } else {
         samples.add(
-            new Sample(m.spec().id(), typed.value(), Quality.LIVE, receivedAt, position(m.spec())));
+            new Sample(m.spec().id(), typed.value(), Quality.LIVE, receivedAt, m.position()));
       }
     }
     return thirdPartyTime(topic, mapped, document, samples, rejections);
@@ -259,7 +262,8 @@ public final class IngestDecoder {
   }
 
   private Decoded decodeOwn(String topic, String pointId, Object document, Instant at) {
-    Optional<PointSpec> found = registry.find(pointId);
+    Located located = points.get(pointId);
+    Optional<PointSpec> found = Optional.ofNullable(located).map(Located::spec);
     Optional<SourcePolicy.Refusal> refused = sources.ownTopic(pointId, found);
     if (refused.isPresent()) {
       return new Decoded(
@@ -271,13 +275,15 @@ public final class IngestDecoder {
     if (found.isEmpty()) {
       return rejected(RejectReason.UNKNOWN_POINT, topic, null, "no point " + pointId);
     }
-    PointSpec spec = found.get();
+    PointSpec spec = located.spec();
+    int position = located.position();
     if (document instanceof JsonArray) {
       return rejected(RejectReason.WRONG_TYPE, topic, spec, "an array is not a value");
     }
     if (!(document instanceof JsonObject o)) {
       return accept(
           spec,
+          position,
           IngestValues.typed(spec, document, MeasureUnit.NONE, false),
           Quality.LIVE,
           topic,
@@ -341,14 +347,27 @@ public final class IngestDecoder {
                 + " bad)");
       }
       return accept(
-          spec, new IngestValues.Typed(Value.ABSENT, null), quality, topic, at, deviceTime);
+          spec,
+          position,
+          new IngestValues.Typed(Value.ABSENT, null),
+          quality,
+          topic,
+          at,
+          deviceTime);
     }
     return accept(
-        spec, IngestValues.typed(spec, value, unit, u != null), quality, topic, at, deviceTime);
+        spec,
+        position,
+        IngestValues.typed(spec, value, unit, u != null),
+        quality,
+        topic,
+        at,
+        deviceTime);
   }
 
   private Decoded accept(
       PointSpec spec,
+      int position,
       IngestValues.Typed typed,
       Quality quality,
       String topic,
@@ -358,13 +377,9 @@ public final class IngestDecoder {
       return new Decoded(List.of(), List.of(withTopic(typed.rejection(), topic, spec)));
     }
     return new Decoded(
-        List.of(new Sample(spec.id(), typed.value(), quality, at, position(spec))),
+        List.of(new Sample(spec.id(), typed.value(), quality, at, position)),
         List.of(),
         deviceTime);
-  }
-
-  private int position(PointSpec spec) {
-    return positions.getOrDefault(spec.id(), -1);
   }
 
   /** A payload that is not JSON, taken as text by a json_path $ mapping. */
