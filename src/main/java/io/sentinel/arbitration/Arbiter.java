@@ -55,6 +55,9 @@ public final class Arbiter {
     /** Counts the asserts and releases (not the re-keys): unchanged, so are rules and values. */
     private int version;
 
+    /** The point's release value, asked once (null: not yet). */
+    private Optional<Value> releaseValue;
+
     Table(String pointId) {
       this.pointId = pointId;
     }
@@ -233,7 +236,10 @@ public final class Arbiter {
   public Decision decide(Table table) {
     String pointId = table.pointId;
     if (table.size == 0) {
-      return released(pointId);
+      if (table.releaseValue == null) {
+        table.releaseValue = releaseValue.apply(pointId);
+      }
+      return new Decision(pointId, Optional.empty(), table.releaseValue, List.of(), "released");
     }
     if (table.size == 1) {
       // A sole claim (most points): no copy to sort.

@@ -21,6 +21,9 @@ public record Decision(
   /** Whether two decisions would send the same thing to the point. */
   public boolean sameOutcome(Decision other) {
     return value.equals(other.value)
-        && winner.map(Claim::ruleId).equals(other.winner.map(Claim::ruleId));
+        && (winner.isEmpty()
+            ? other.winner.isEmpty()
+            : other.winner.isPresent()
+                && winner.get().ruleId().equals(other.winner.get().ruleId()));
   }
 }

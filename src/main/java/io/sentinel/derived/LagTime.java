@@ -48,6 +48,14 @@ public final class LagTime {
     return false;
   }
 
+  /**
+   * Whether the time between two instants is all of it effective: no lag was ever recorded. The
+   * watchdog then measures in epoch nanos, as {@link #effective} would.
+   */
+  public boolean neverLagged() {
+    return lagSince == null && lagged.isEmpty();
+  }
+
   /** The time between {@code from} and {@code to} that was not under lag. */
   public Duration effective(Instant from, Instant to) {
     if (!to.isAfter(from)) {

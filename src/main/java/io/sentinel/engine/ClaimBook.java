@@ -45,6 +45,9 @@ final class ClaimBook {
     /** The table's version when {@link #last} was decided from it (-1: not from this table). */
     int decidedVersion = -1;
 
+    /** The point's recent claim changes (the flap limit's), got on first use. */
+    FlapLimit.PointFlap flap;
+
     Slot(String pointId, Arbiter arbiter) {
       this.pointId = pointId;
       this.arbiter = arbiter;
@@ -208,6 +211,13 @@ final class ClaimBook {
     return s;
   }
 
+  private FlapLimit.PointFlap flapOf(Slot slot) {
+    if (slot.flap == null) {
+      slot.flap = flaps.of(slot.pointId);
+    }
+    return slot.flap;
+  }
+
   /** The point's claims changed: it is arbitrated at the next settle. */
   void markChanged(String pointId) {
     markChanged(slot(pointId));
@@ -312,7 +322,7 @@ final class ClaimBook {
   private void changed(Slot slot, ClaimChange change) {
     out.claimChanges.add(change);
     markChanged(slot);
-    flaps.count(change);
+    flaps.count(flapOf(slot), change);
   }
 
   /** Arbitrates the points whose claims changed; a new outcome leaves as a decision. */
@@ -338,7 +348,7 @@ final class ClaimBook {
         continue;
       }
       boolean interlock = d.winner().filter(c -> c.band() == Band.INTERLOCK).isPresent();
-      if (!interlock && flaps.frozen(slot.pointId)) {
+      if (!interlock && FlapLimit.frozen(flapOf(slot))) {
         continue;
       }
       if (last == null && d.winner().isEmpty()) {

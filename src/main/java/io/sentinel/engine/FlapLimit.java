@@ -17,7 +17,7 @@ final class FlapLimit {
    * head}, grown when full. Primitives, so that counting a change allocates nothing and stores no
    * reference into this long-lived object.
    */
-  private static final class PointFlap {
+  static final class PointFlap {
     long[] changes = new long[4];
     int head;
     int size;
@@ -69,9 +69,16 @@ final class FlapLimit {
     this.settled = settled;
   }
 
-  /** Counts a claim change of a point; freezes the point when it is one too many. */
-  void count(ClaimChange change) {
-    PointFlap flap = flaps.computeIfAbsent(change.pointId(), k -> new PointFlap());
+  /** A point's recent changes, made on first use and the same object ever after. */
+  PointFlap of(String pointId) {
+    return flaps.computeIfAbsent(pointId, k -> new PointFlap());
+  }
+
+  /**
+   * Counts a claim change of a point ({@code flap} is {@link #of} its point: the claim book keeps
+   * it with the point's slot); freezes the point when it is one too many.
+   */
+  void count(PointFlap flap, ClaimChange change) {
     long at = EpochNanos.of(change.at());
     flap.add(at);
     flap.trim(at - windowNanos);
@@ -113,9 +120,8 @@ final class FlapLimit {
     settled.accept(pointId);
   }
 
-  boolean frozen(String pointId) {
-    PointFlap flap = flaps.get(pointId);
-    return flap != null && flap.frozen;
+  static boolean frozen(PointFlap flap) {
+    return flap.frozen;
   }
 
   /** Keeps the previous engine's counts across a revision. */

@@ -103,10 +103,7 @@ final class Triggers {
       int rule = deps[k];
       int kind = deps[k + 1] & 3;
       int flags = tr.qualityChanged() ? QUALITY : 0;
-      if (kind == ALWAYS
-          || kind == CHECK
-              && triggers(
-                  rules[rule].rule.trigger(), rules[rule].inputNames[deps[k + 1] >>> 2], tr)) {
+      if (kind == ALWAYS || kind == CHECK && triggersThrough(rules[rule].rule.trigger(), tr)) {
         flags |= TRIGGERED;
       }
       if (flags != 0) {
@@ -166,14 +163,14 @@ final class Triggers {
     return NEVER;
   }
 
-  private static boolean triggers(Trigger trigger, String input, Transition tr) {
-    if (trigger instanceof Trigger.OnTransition t) {
-      return t.of().contains(input);
-    }
+  /**
+   * Whether a transition of the input an edge or quality trigger is on ({@link #CHECK}: the slot's
+   * input is the trigger's) triggers the rule.
+   */
+  private static boolean triggersThrough(Trigger trigger, Transition tr) {
     if (trigger instanceof Trigger.OnEdge e) {
       // A value kept from before a restart is no reading: moving away from it is no edge.
-      if (!e.of().equals(input)
-          || !tr.valueChanged()
+      if (!tr.valueChanged()
           || !tr.previous().value().isPresent()
           || tr.previous().quality() == Quality.RESTORED) {
         return false;
@@ -182,7 +179,7 @@ final class Triggers {
       return e.edge() == Trigger.Edge.RISING ? direction > 0 : direction < 0;
     }
     if (trigger instanceof Trigger.OnQuality q) {
-      return q.of().equals(input) && tr.qualityChanged() && q.matches(tr.current().quality());
+      return tr.qualityChanged() && q.matches(tr.current().quality());
     }
     return false;
   }

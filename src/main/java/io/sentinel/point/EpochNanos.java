@@ -32,6 +32,11 @@ public final class EpochNanos {
     return second * PER_SECOND + t.getNano();
   }
 
+  /** Whether {@code nanos} is an instant's own value, not one that saturated. */
+  public static boolean exact(long nanos) {
+    return nanos != Long.MAX_VALUE - 1 && nanos != Long.MIN_VALUE + 1;
+  }
+
   public static Instant instant(long nanos) {
     return Instant.ofEpochSecond(
         Math.floorDiv(nanos, PER_SECOND), Math.floorMod(nanos, PER_SECOND));

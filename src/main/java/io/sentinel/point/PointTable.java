@@ -16,7 +16,21 @@ public final class PointTable {
   /** Each point's last sample, in epoch nanos ({@link #NO_SAMPLE} for none): a primitive. */
   private final long[] lastSampleAt;
 
-  private static final long NO_SAMPLE = Long.MIN_VALUE;
+  /** {@link #lastSampleNanos} of a point never sampled. */
+  /**
+   * The last sample of a point whose instant the epoch nanos cannot hold (past 2262, before 1677),
+   * as it was; made on the first such sample.
+   */
+  private Instant[] lastSampleBeyond;
+
+  public static final long NO_SAMPLE = Long.MIN_VALUE;
+
+  /**
+   * Each point's {@link PointState#since()} in epoch nanos, kept beside the states: a rule's
+   * freshness (the newest of its inputs') compares primitives instead of reading each input's state
+   * and instant.
+   */
+  private final long[] sinceNanos;
 
   /** False while ingest lags: a drained sample is a value, not a sign the point is live now. */
   private boolean countLive = true;
@@ -49,6 +63,8 @@ public final class PointTable {
     liveSinceStart = new boolean[specs.length];
     lastSampleAt = new long[specs.length];
     java.util.Arrays.fill(lastSampleAt, NO_SAMPLE);
+    sinceNanos = new long[specs.length];
+    java.util.Arrays.fill(sinceNanos, EpochNanos.of(start));
     int size = Integer.highestOneBit(Math.max(2, specs.length) * 2) * 2;
     slots = new long[size];
     ids = new String[specs.length];
@@ -131,6 +147,11 @@ public final class PointTable {
     return i < 0 ? Optional.empty() : Optional.of(states[i]);
   }
 
+  /** {@code state(i).since()} in epoch nanos ({@link EpochNanos}, saturated past 2262). */
+  public long sinceNanos(int i) {
+    return sinceNanos[i];
+  }
+
   /** Whether the point has been live at least once since the core started (warmup needs it). */
   public boolean liveSinceStart(int i) {
     return liveSinceStart[i];
@@ -150,9 +171,32 @@ public final class PointTable {
     java.util.Arrays.fill(liveSinceStart, true);
   }
 
+  /** The point's last sample in epoch nanos, or {@link #NO_SAMPLE}. */
+  public long lastSampleNanos(int i) {
+    return lastSampleAt[i];
+  }
+
   public Optional<Instant> lastSampleAt(int i) {
     long at = lastSampleAt[i];
-    return at == NO_SAMPLE ? Optional.empty() : Optional.of(EpochNanos.instant(at));
+    if (at == NO_SAMPLE) {
+      return Optional.empty();
+    }
+    return Optional.of(EpochNanos.exact(at) ? EpochNanos.instant(at) : lastSampleBeyond[i]);
+  }
+
+  private void recordSample(int i, Instant at) {
+    long nanos = EpochNanos.of(at);
+    lastSampleAt[i] = nanos;
+    if (!EpochNanos.exact(nanos)) {
+      beyond()[i] = at;
+    }
+  }
+
+  private Instant[] beyond() {
+    if (lastSampleBeyond == null) {
+      lastSampleBeyond = new Instant[specs.length];
+    }
+    return lastSampleBeyond;
   }
 
   /**
@@ -165,8 +209,12 @@ public final class PointTable {
       int j = previous.indexOf(specs[i].id());
       if (j >= 0 && keep.test(specs[i].id())) {
         states[i] = previous.states[j];
+        sinceNanos[i] = previous.sinceNanos[j];
         liveSinceStart[i] = previous.liveSinceStart[j];
         lastSampleAt[i] = previous.lastSampleAt[j];
+        if (!EpochNanos.exact(lastSampleAt[i])) {
+          beyond()[i] = previous.lastSampleBeyond[j];
+        }
       }
     }
   }
@@ -175,6 +223,7 @@ public final class PointTable {
   public void restore(String pointId, Value value, Instant at) {
     int i = requireIndex(pointId);
     states[i] = new PointState(value, Quality.RESTORED, at);
+    sinceNanos[i] = EpochNanos.of(at);
   }
 
   /**
@@ -207,7 +256,7 @@ public final class PointTable {
       if (quality == Quality.LIVE && !(v >= min && v <= numbers[3 * i + 1])) {
         quality = Quality.BAD;
       }
-      lastSampleAt[i] = EpochNanos.of(at);
+      recordSample(i, at);
       PointState previous = states[i];
       boolean valueChanged =
           previous.value() instanceof Value.Num p
@@ -223,7 +272,7 @@ public final class PointTable {
     if (value.isPresent() && quality == Quality.LIVE && !spec.inRange(value)) {
       quality = Quality.BAD;
     }
-    lastSampleAt[i] = EpochNanos.of(at);
+    recordSample(i, at);
     PointState previous = states[i];
     return transitionOrNull(
         i, previous, valueChanged(spec, previous.value(), value), value, quality, at);
@@ -241,6 +290,7 @@ public final class PointTable {
     }
     PointState current = new PointState(valueChanged ? value : previous.value(), quality, at);
     states[i] = current;
+    sinceNanos[i] = EpochNanos.of(at);
     return new Transition(ids[i], previous, current, valueChanged, qualityChanged);
   }
 
@@ -255,6 +305,7 @@ public final class PointTable {
     }
     PointState current = new PointState(previous.value(), quality, at);
     states[i] = current;
+    sinceNanos[i] = EpochNanos.of(at);
     return Optional.of(new Transition(specs[i].id(), previous, current, false, true));
   }
 

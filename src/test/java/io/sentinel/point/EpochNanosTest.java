@@ -28,4 +28,12 @@ class EpochNanosTest {
     assertThat(EpochNanos.of(Instant.parse("2262-01-01T00:00:00Z")))
         .isLessThan(EpochNanos.of(Instant.parse("3000-01-01T00:00:00Z")));
   }
+
+  @Test
+  void exact_tellsAnInstantsOwnValueFromASaturatedOne() {
+    assertThat(EpochNanos.exact(EpochNanos.of(Instant.parse("2262-01-01T00:00:00Z")))).isTrue();
+    assertThat(EpochNanos.exact(EpochNanos.of(Instant.parse("1677-12-31T00:00:00Z")))).isTrue();
+    assertThat(EpochNanos.exact(EpochNanos.of(Instant.parse("3000-01-01T00:00:00Z")))).isFalse();
+    assertThat(EpochNanos.exact(EpochNanos.of(Instant.MIN))).isFalse();
+  }
 }
