@@ -124,6 +124,12 @@ class StandbyFailoverIT {
     load = new FailoverLoad(rig.device, topic("points/fo.load"), topic("points/fo.ok"));
     await("core-a commanding under load", () -> commands(1).size() >= 3);
 
+    // core-b's restore (checked below) reads what core-a's journal has fed PostgreSQL: the kill
+    // waits for it, since the feed runs behind the decisions.
+    await(
+        "core-a's point values in PostgreSQL",
+        () -> db.longs("SELECT count(*) FROM point_values").get(0) >= 2);
+
     // 1. SIGKILL. fo.ok steady true first: core-a releases the dump, and what core-b commands
     // first can only be the fail-safe assertion of its start.
     long killedAfterMs = calmThen(1, () -> a.destroyForcibly());
