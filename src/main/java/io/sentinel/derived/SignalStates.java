@@ -111,9 +111,18 @@ final class SignalStates {
      */
     private double sum;
 
+    /**
+     * The window in whole millis, or -1 when it has a fraction of one (then read as a Duration).
+     */
+    private final long windowMillis;
+
+    /** The oldest sample's millis that {@link #due} was made from (it is kept while they stay). */
+    private long dueFrom = Long.MIN_VALUE;
+
     WindowState(Duration window, boolean rate) {
       this.window = window;
       this.rate = rate;
+      this.windowMillis = window.getNano() % 1_000_000 == 0 ? window.toMillis() : -1;
     }
 
     @Override
@@ -124,7 +133,9 @@ final class SignalStates {
           sum += n.value();
         }
       }
-      long horizon = t.minus(window).toEpochMilli();
+      // t - window in millis, floored; of a window of whole millis, t's millis less the window's.
+      long horizon =
+          windowMillis >= 0 ? t.toEpochMilli() - windowMillis : t.minus(window).toEpochMilli();
       while (size > 0 && millis[head] <= horizon) {
         sum -= values[head];
         head = (head + 1) & (millis.length - 1);
@@ -134,7 +145,12 @@ final class SignalStates {
         sum = 0;
         head = 0;
       }
-      due = size == 0 ? null : Instant.ofEpochMilli(millis[head]).plus(window);
+      if (size == 0) {
+        due = null;
+      } else if (due == null || millis[head] != dueFrom) {
+        dueFrom = millis[head];
+        due = Instant.ofEpochMilli(dueFrom).plus(window);
+      }
       if (rate) {
         int last = (head + size - 1) & (millis.length - 1);
         if (size < 2 || millis[last] == millis[head]) {
@@ -190,6 +206,7 @@ final class SignalStates {
       }
       sum = ((Number) m.getOrDefault("sum", 0.0)).doubleValue();
       due = instant(m.get("due"));
+      dueFrom = Long.MIN_VALUE;
     }
   }
 

@@ -106,6 +106,9 @@ final class ClaimBook {
       return;
     }
     rekey(r);
+    if (r.soleClaimPoint != null && setSole(r, desired, t, reason)) {
+      return;
+    }
     Rule rule = r.rule;
     if (!desired.keySet().containsAll(r.held.keySet())) {
       for (String point : List.copyOf(r.held.keySet())) {
@@ -137,6 +140,41 @@ final class ClaimBook {
     }
     r.heldAs = desired;
     r.holds = !r.held.isEmpty();
+  }
+
+  /**
+   * {@link #set} for a rule of one claim (most rules), whose wanted and held claims are each that
+   * claim or none: the same release or assert, without walking or copying either map. False, having
+   * done nothing, when the maps name another point.
+   */
+  private boolean setSole(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
+    String point = r.soleClaimPoint;
+    if (desired.size() > 1
+        || r.held.size() > 1
+        || !desired.isEmpty() && !desired.containsKey(point)
+        || !r.held.isEmpty() && !r.held.containsKey(point)) {
+      return false;
+    }
+    Rule rule = r.rule;
+    Value want = desired.isEmpty() ? null : desired.get(point);
+    Slot slot = slotOf(r, point);
+    if (want == null) {
+      if (r.held.remove(point) != null) {
+        r.expiry.remove(point);
+        Arbiter.Table table = slot.existing();
+        if (table != null) {
+          arbiter.release(table, rule.id());
+        }
+        changed(slot, new ClaimChange(rule.id(), point, rule.band(), Optional.empty(), t, reason));
+      }
+    } else if (!want.equals(r.held.get(point))) {
+      r.held.put(point, want);
+      arbiter.assertClaim(slot.table(), claim(r, point, want));
+      changed(slot, new ClaimChange(rule.id(), point, rule.band(), Optional.of(want), t, reason));
+    }
+    r.heldAs = desired;
+    r.holds = !r.held.isEmpty();
+    return true;
   }
 
   /**
