@@ -149,17 +149,21 @@ final class ClaimBook {
    */
   private boolean setSole(RuleRuntime r, Map<String, Value> desired, Instant t, String reason) {
     String point = r.soleClaimPoint;
-    if (desired.size() > 1
-        || r.held.size() > 1
-        || !desired.isEmpty() && !desired.containsKey(point)
-        || !r.held.isEmpty() && !r.held.containsKey(point)) {
+    // The rule's own answer (the claim as written) or none: known to name only its point.
+    boolean sole = desired == r.whenTrue || desired.isEmpty();
+    if (!sole && (desired.size() > 1 || !desired.containsKey(point))) {
+      return false;
+    }
+    Value before = r.held.get(point);
+    if (before == null && !r.held.isEmpty()) {
       return false;
     }
     Rule rule = r.rule;
     Value want = desired.isEmpty() ? null : desired.get(point);
     Slot slot = slotOf(r, point);
     if (want == null) {
-      if (r.held.remove(point) != null) {
+      if (before != null) {
+        r.held.remove(point);
         r.expiry.remove(point);
         Arbiter.Table table = slot.existing();
         if (table != null) {
@@ -167,7 +171,7 @@ final class ClaimBook {
         }
         changed(slot, new ClaimChange(rule.id(), point, rule.band(), Optional.empty(), t, reason));
       }
-    } else if (!want.equals(r.held.get(point))) {
+    } else if (!want.equals(before)) {
       r.held.put(point, want);
       arbiter.assertClaim(slot.table(), claim(r, point, want));
       changed(slot, new ClaimChange(rule.id(), point, rule.band(), Optional.of(want), t, reason));

@@ -1,7 +1,6 @@
 package io.sentinel.engine;
 
 import io.sentinel.expr.Condition;
-import io.sentinel.point.EpochNanos;
 import io.sentinel.point.PointState;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Quality;
@@ -268,29 +267,8 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
     return allInputsLiveSinceStart();
   }
 
-  /**
-   * The newest change among the inputs: arbitration's freshness key. Found among the table's epoch
-   * nanos, so that only the newest input's state is read; an instant that saturated them (past
-   * 2262) is compared as an instant.
-   */
+  /** The newest change among the inputs: arbitration's freshness key. */
   Instant freshness() {
-    long newest = 0; // the epoch, the key of a rule whose inputs never changed since
-    int newestPoint = -1;
-    for (int k = gatedFrom; k < positions.length; k++) {
-      int point = positions[k];
-      long since = points.sinceNanos(point);
-      if (since > newest) {
-        newest = since;
-        newestPoint = point;
-      }
-    }
-    if (newestPoint < 0) {
-      return Instant.EPOCH;
-    }
-    return EpochNanos.exact(newest) ? points.state(newestPoint).since() : freshnessOfInstants();
-  }
-
-  private Instant freshnessOfInstants() {
     Instant newest = Instant.EPOCH;
     for (int k = gatedFrom; k < positions.length; k++) {
       Instant since = points.state(positions[k]).since();

@@ -25,13 +25,6 @@ public final class PointTable {
 
   public static final long NO_SAMPLE = Long.MIN_VALUE;
 
-  /**
-   * Each point's {@link PointState#since()} in epoch nanos, kept beside the states: a rule's
-   * freshness (the newest of its inputs') compares primitives instead of reading each input's state
-   * and instant.
-   */
-  private final long[] sinceNanos;
-
   /** False while ingest lags: a drained sample is a value, not a sign the point is live now. */
   private boolean countLive = true;
 
@@ -63,8 +56,6 @@ public final class PointTable {
     liveSinceStart = new boolean[specs.length];
     lastSampleAt = new long[specs.length];
     java.util.Arrays.fill(lastSampleAt, NO_SAMPLE);
-    sinceNanos = new long[specs.length];
-    java.util.Arrays.fill(sinceNanos, EpochNanos.of(start));
     int size = Integer.highestOneBit(Math.max(2, specs.length) * 2) * 2;
     slots = new long[size];
     ids = new String[specs.length];
@@ -147,11 +138,6 @@ public final class PointTable {
     return i < 0 ? Optional.empty() : Optional.of(states[i]);
   }
 
-  /** {@code state(i).since()} in epoch nanos ({@link EpochNanos}, saturated past 2262). */
-  public long sinceNanos(int i) {
-    return sinceNanos[i];
-  }
-
   /** Whether the point has been live at least once since the core started (warmup needs it). */
   public boolean liveSinceStart(int i) {
     return liveSinceStart[i];
@@ -209,7 +195,6 @@ public final class PointTable {
       int j = previous.indexOf(specs[i].id());
       if (j >= 0 && keep.test(specs[i].id())) {
         states[i] = previous.states[j];
-        sinceNanos[i] = previous.sinceNanos[j];
         liveSinceStart[i] = previous.liveSinceStart[j];
         lastSampleAt[i] = previous.lastSampleAt[j];
         if (!EpochNanos.exact(lastSampleAt[i])) {
@@ -223,7 +208,6 @@ public final class PointTable {
   public void restore(String pointId, Value value, Instant at) {
     int i = requireIndex(pointId);
     states[i] = new PointState(value, Quality.RESTORED, at);
-    sinceNanos[i] = EpochNanos.of(at);
   }
 
   /**
@@ -290,7 +274,6 @@ public final class PointTable {
     }
     PointState current = new PointState(valueChanged ? value : previous.value(), quality, at);
     states[i] = current;
-    sinceNanos[i] = EpochNanos.of(at);
     return new Transition(ids[i], previous, current, valueChanged, qualityChanged);
   }
 
@@ -305,7 +288,6 @@ public final class PointTable {
     }
     PointState current = new PointState(previous.value(), quality, at);
     states[i] = current;
-    sinceNanos[i] = EpochNanos.of(at);
     return Optional.of(new Transition(specs[i].id(), previous, current, false, true));
   }
 
