@@ -288,7 +288,7 @@ public class EnginePassBenchmark {
     }
 
     /** The measured op's body; also used to warm up in setup. */
-    private PassResult pass() {
+    PassResult pass() {
       Instant from = now;
       now = now.plusNanos(PASS_NANOS);
       Sample[] samples = stream.next(from, now, shape.equals("100-spread"));
