@@ -23,63 +23,10 @@ import java.util.Optional;
 final class ClaimBook {
   private final Arbiter arbiter;
 
-  /**
-   * What the book keeps of one claimed point, made on first use: its arbiter table (from the first
-   * claim asserted on it), the last decision that left arbitration, and whether its claims changed
-   * since arbitration last settled. Rules keep the slots of the points they claim, so that the hot
-   * path hashes no point id.
-   */
-  static final class Slot {
-    final String pointId;
-    private final Arbiter arbiter;
-    private Arbiter.Table table;
-    Decision last;
-
-    /** Of {@link #last}: its winner's rule and its value (null for none), read without it. */
-    String lastRule;
-
-    Value lastValue;
-
-    boolean changed;
-
-    /** The table's version when {@link #last} was decided from it (-1: not from this table). */
-    int decidedVersion = -1;
-
-    /** The point's recent claim changes (the flap limit's), got on first use. */
-    FlapLimit.PointFlap flap;
-
-    Slot(String pointId, Arbiter arbiter) {
-      this.pointId = pointId;
-      this.arbiter = arbiter;
-    }
-
-    void decided(Decision d) {
-      last = d;
-      lastRule = d.winner().isPresent() ? d.winner().get().ruleId() : null;
-      lastValue = d.value().orElse(null);
-    }
-
-    /** The point's arbiter table, made now if no claim was asserted on it yet. */
-    Arbiter.Table table() {
-      if (table == null) {
-        table = arbiter.table(pointId);
-      }
-      return table;
-    }
-
-    /** The point's arbiter table if a claim was ever asserted on it, else null. */
-    Arbiter.Table existing() {
-      if (table == null) {
-        table = arbiter.find(pointId);
-      }
-      return table;
-    }
-  }
-
-  private final Map<String, Slot> slots = new HashMap<>();
+  private final Map<String, ClaimSlot> slots = new HashMap<>();
 
   /** The points whose claims changed since arbitration last settled, in the order they did. */
-  private final List<Slot> changedSlots = new ArrayList<>();
+  private final List<ClaimSlot> changedSlots = new ArrayList<>();
 
   private final FlapLimit flaps;
   private final Timers timers;
@@ -115,7 +62,7 @@ final class ClaimBook {
         if (!desired.containsKey(point)) {
           r.held.remove(point);
           r.expiry.remove(point);
-          Slot slot = slotOf(r, point);
+          ClaimSlot slot = slotOf(r, point);
           Arbiter.Table table = slot.existing();
           if (table != null) {
             arbiter.release(table, rule.id());
@@ -131,7 +78,7 @@ final class ClaimBook {
         continue;
       }
       r.held.put(e.getKey(), e.getValue());
-      Slot slot = slotOf(r, e.getKey());
+      ClaimSlot slot = slotOf(r, e.getKey());
       arbiter.assertClaim(slot.table(), claim(r, e.getKey(), e.getValue()));
       changed(
           slot,
@@ -160,7 +107,7 @@ final class ClaimBook {
     }
     Rule rule = r.rule;
     Value want = desired.isEmpty() ? null : desired.get(point);
-    Slot slot = slotOf(r, point);
+    ClaimSlot slot = slotOf(r, point);
     if (want == null) {
       if (before != null) {
         r.held.remove(point);
@@ -210,7 +157,7 @@ final class ClaimBook {
   }
 
   private void rekeyOn(RuleRuntime r, String point) {
-    Slot slot = slotOf(r, point);
+    ClaimSlot slot = slotOf(r, point);
     Arbiter.Table table = slot.table();
     if (!table.rekey(r.ruleId, r.claimedSecond, r.claimedNano, r.claimedMatched)) {
       arbiter.assertClaim(table, claim(r, point, r.held.get(point)));
@@ -221,9 +168,9 @@ final class ClaimBook {
   }
 
   /** The slot of a point the rule claims: the rule keeps it, so it is looked up once. */
-  private Slot slotOf(RuleRuntime r, String point) {
+  private ClaimSlot slotOf(RuleRuntime r, String point) {
     if (point == r.soleClaimPoint) {
-      Slot s = r.soleSlot;
+      ClaimSlot s = r.soleSlot;
       if (s == null) {
         s = slot(point);
         r.soleSlot = s;
@@ -233,7 +180,7 @@ final class ClaimBook {
     String[] points = r.claimPoints;
     for (int k = 0; k < points.length; k++) {
       if (points[k] == point) {
-        Slot s = r.claimSlots[k];
+        ClaimSlot s = r.claimSlots[k];
         if (s == null) {
           s = slot(point);
           r.claimSlots[k] = s;
@@ -244,16 +191,16 @@ final class ClaimBook {
     return slot(point);
   }
 
-  private Slot slot(String pointId) {
-    Slot s = slots.get(pointId);
+  private ClaimSlot slot(String pointId) {
+    ClaimSlot s = slots.get(pointId);
     if (s == null) {
-      s = new Slot(pointId, arbiter);
+      s = new ClaimSlot(pointId, arbiter);
       slots.put(pointId, s);
     }
     return s;
   }
 
-  private FlapLimit.PointFlap flapOf(Slot slot) {
+  private FlapLimit.PointFlap flapOf(ClaimSlot slot) {
     if (slot.flap == null) {
       slot.flap = flaps.of(slot.pointId);
     }
@@ -265,7 +212,7 @@ final class ClaimBook {
     markChanged(slot(pointId));
   }
 
-  private void markChanged(Slot slot) {
+  private void markChanged(ClaimSlot slot) {
     if (!slot.changed) {
       slot.changed = true;
       changedSlots.add(slot);
@@ -361,7 +308,7 @@ final class ClaimBook {
     changed(slot(change.pointId()), change);
   }
 
-  private void changed(Slot slot, ClaimChange change) {
+  private void changed(ClaimSlot slot, ClaimChange change) {
     out.claimChanges.add(change);
     markChanged(slot);
     flaps.count(flapOf(slot), change);
@@ -370,7 +317,7 @@ final class ClaimBook {
   /** Arbitrates the points whose claims changed; a new outcome leaves as a decision. */
   void settle(Instant t) {
     for (int k = 0; k < changedSlots.size(); k++) {
-      Slot slot = changedSlots.get(k);
+      ClaimSlot slot = changedSlots.get(k);
       slot.changed = false;
       Decision last = slot.last;
       Arbiter.Table table = slot.existing();
@@ -410,7 +357,7 @@ final class ClaimBook {
 
   /** The last decision that left arbitration for a point, if any. */
   Optional<Decision> output(String pointId) {
-    Slot slot = slots.get(pointId);
+    ClaimSlot slot = slots.get(pointId);
     return Optional.ofNullable(slot == null ? null : slot.last);
   }
 

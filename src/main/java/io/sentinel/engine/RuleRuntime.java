@@ -89,7 +89,7 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
   /** The points the rule's claims name, and the claim book's slots for them (made on use). */
   final String[] claimPoints;
 
-  final ClaimBook.Slot[] claimSlots;
+  final ClaimSlot[] claimSlots;
 
   /**
    * A rule of one claim (most rules): that claim's point and, once the claim book has it, its slot,
@@ -97,7 +97,7 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
    */
   final String soleClaimPoint;
 
-  ClaimBook.Slot soleSlot;
+  ClaimSlot soleSlot;
 
   /** Whether {@link #held} is not empty, read without it (ClaimBook keeps it). */
   boolean holds;
@@ -191,7 +191,7 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
     this.gatedFrom = slots.length;
     this.claimPoints =
         rule.claims().stream().map(io.sentinel.rule.ClaimSpec::pointId).toArray(String[]::new);
-    this.claimSlots = new ClaimBook.Slot[claimPoints.length];
+    this.claimSlots = new ClaimSlot[claimPoints.length];
     this.soleClaimPoint = claimPoints.length == 1 ? claimPoints[0] : null;
     this.expires = rule.claims().stream().anyMatch(c -> c.expiresIn().isPresent());
     this.actionLastFired = new Instant[rule.actions().size()];
