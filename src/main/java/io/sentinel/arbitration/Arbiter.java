@@ -239,7 +239,7 @@ public final class Arbiter {
       if (table.releaseValue == null) {
         table.releaseValue = releaseValue.apply(pointId);
       }
-      return new Decision(pointId, Optional.empty(), table.releaseValue, List.of(), "released");
+      return released(pointId, table.releaseValue);
     }
     if (table.size == 1) {
       // A sole claim (most points): no copy to sort.
@@ -272,8 +272,11 @@ public final class Arbiter {
   }
 
   private Decision released(String pointId) {
-    return new Decision(
-        pointId, Optional.empty(), releaseValue.apply(pointId), List.of(), "released");
+    return released(pointId, releaseValue.apply(pointId));
+  }
+
+  private static Decision released(String pointId, Optional<Value> value) {
+    return new Decision(pointId, Optional.empty(), value, List.of(), "released");
   }
 
   private static String decidingKey(Claim winner, Claim runnerUp) {

@@ -337,7 +337,7 @@ final class ClaimBook {
         continue;
       }
       boolean interlock = d.winner().filter(c -> c.band() == Band.INTERLOCK).isPresent();
-      if (!interlock && FlapLimit.frozen(flapOf(slot))) {
+      if (!interlock && flapOf(slot).frozen) {
         continue;
       }
       if (last == null && d.winner().isEmpty()) {

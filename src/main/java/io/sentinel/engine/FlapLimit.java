@@ -120,10 +120,6 @@ final class FlapLimit {
     settled.accept(pointId);
   }
 
-  static boolean frozen(PointFlap flap) {
-    return flap.frozen;
-  }
-
   /** Keeps the previous engine's counts across a revision. */
   void takeOver(FlapLimit previous) {
     flaps.putAll(previous.flaps);

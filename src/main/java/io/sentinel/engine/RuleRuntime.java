@@ -271,7 +271,8 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
   Instant freshness() {
     Instant newest = Instant.EPOCH;
     for (int k = gatedFrom; k < positions.length; k++) {
-      Instant since = points.state(positions[k]).since();
+      int point = positions[k];
+      Instant since = points.state(point).since();
       if (since.isAfter(newest)) {
         newest = since;
       }

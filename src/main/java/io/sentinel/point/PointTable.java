@@ -16,13 +16,13 @@ public final class PointTable {
   /** Each point's last sample, in epoch nanos ({@link #NO_SAMPLE} for none): a primitive. */
   private final long[] lastSampleAt;
 
-  /** {@link #lastSampleNanos} of a point never sampled. */
   /**
    * The last sample of a point whose instant the epoch nanos cannot hold (past 2262, before 1677),
    * as it was; made on the first such sample.
    */
   private Instant[] lastSampleBeyond;
 
+  /** {@link #lastSampleNanos} of a point never sampled. */
   public static final long NO_SAMPLE = Long.MIN_VALUE;
 
   /** False while ingest lags: a drained sample is a value, not a sign the point is live now. */
