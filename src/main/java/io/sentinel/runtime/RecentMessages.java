@@ -103,7 +103,10 @@ final class RecentMessages {
     private final String source;
     private final List<Sample> samples;
     private final Optional<Instant> deviceTime;
-    private final Runnable acknowledge;
+
+    /** Null once run: it holds the client's whole message, which a kept entry must not. */
+    private Runnable acknowledge;
+
     private long on = connection;
     private long acknowledgedAt = -1;
     private boolean durable;
@@ -119,7 +122,14 @@ final class RecentMessages {
     /** Its pass is durable: its own acknowledgement, then every repeat's. */
     @Override
     public void run() {
-      acknowledge.run();
+      Runnable own;
+      synchronized (this) {
+        own = acknowledge;
+        acknowledge = null;
+      }
+      if (own != null) {
+        own.run();
+      }
       List<Runnable> released;
       synchronized (this) {
         durable = true;
