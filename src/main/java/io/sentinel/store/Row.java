@@ -21,9 +21,13 @@ record Row(Table table, long seq, List<String> values) {
 
   /** The upsert key's values, for keeping only the newest row per key in one batch. */
   String key() {
+    int[] columns = table.keyColumns;
+    if (columns.length == 0) {
+      throw new IllegalStateException(table.name + " keeps every row: it has no upsert key");
+    }
     StringBuilder b = new StringBuilder();
-    for (String k : table.upsertKey.orElseThrow().split(",\\s*")) {
-      b.append(value(k)).append('\u0000');
+    for (int c : columns) {
+      b.append(values.get(c)).append('\u0000');
     }
     return b.toString();
   }

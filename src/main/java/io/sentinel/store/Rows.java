@@ -248,11 +248,11 @@ final class Rows {
   }
 
   static String json(Value v) {
-    return PassLogJson.valueNode(v).toString();
+    return PassLogJson.valueJson(v);
   }
 
   static String text(Instant t) {
-    return t.toString();
+    return InstantText.of(t);
   }
 
   static String write(Object o) {

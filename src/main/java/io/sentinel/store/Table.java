@@ -144,6 +144,9 @@ enum Table {
   /** The key of a table that keeps one row per key (the newest by seq); empty for a log table. */
   final Optional<String> upsertKey;
 
+  /** The positions of the upsert key's columns (none for a log table). */
+  final int[] keyColumns;
+
   final String insert;
 
   Table(String name, List<String> columns, Optional<String> upsertKey) {
@@ -151,6 +154,11 @@ enum Table {
     this.columns = columns.stream().map(c -> c.substring(0, c.indexOf(':'))).toList();
     this.types = columns.stream().map(c -> c.substring(c.indexOf(':') + 1)).toList();
     this.upsertKey = upsertKey;
+    this.keyColumns =
+        upsertKey.stream()
+            .flatMap(k -> java.util.Arrays.stream(k.split(",\\s*")))
+            .mapToInt(this::column)
+            .toArray();
     this.insert = insertSql();
   }
 

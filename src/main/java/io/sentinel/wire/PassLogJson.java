@@ -97,6 +97,21 @@ public final class PassLogJson {
     return NODES.textNode(plain.toString());
   }
 
+  /**
+   * {@link #valueNode}'s text, without a node and a generator for a number, a flag or absent: the
+   * journal writes one per observation, decision and point value.
+   */
+  public static String valueJson(Value v) {
+    Object plain = v.toPlain();
+    if (plain == null || plain instanceof Boolean || plain instanceof Long) {
+      return String.valueOf(plain);
+    }
+    if (plain instanceof Double d && Double.isFinite(d)) {
+      return d.toString();
+    }
+    return valueNode(v).toString();
+  }
+
   /** A native JSON value as a point value; empty when it is not a scalar. */
   public static Optional<Value> value(JsonNode node) {
     if (node == null || node.isNull()) {
