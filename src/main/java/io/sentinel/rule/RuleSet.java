@@ -11,7 +11,7 @@ import java.util.Optional;
  */
 public record RuleSet(Registry registry, List<Rule> rules, DerivedSet derived) {
   public RuleSet {
-    rules = List.copyOf(rules);
+    rules = rules instanceof RuleList same ? same : new RuleList(rules);
   }
 
   public RuleSet(Registry registry, List<Rule> rules) {
@@ -19,6 +19,6 @@ public record RuleSet(Registry registry, List<Rule> rules, DerivedSet derived) {
   }
 
   public Optional<Rule> rule(String id) {
-    return rules.stream().filter(r -> r.id().equals(id)).findFirst();
+    return ((RuleList) rules).find(id);
   }
 }
