@@ -25,6 +25,10 @@ final class MqttIngest implements MqttConnection.Inbound {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");
 
   private final Topics topics;
+
+  /** {@code topics.ruleset()}, made once: every message is compared with it. */
+  private final String rulesetTopicName;
+
   private final IngestDecoder decoder;
   private final LiveFacts facts;
   private final Supplier<EngineLoop> loop;
@@ -53,6 +57,7 @@ final class MqttIngest implements MqttConnection.Inbound {
       GatewayMetrics metrics,
       InstantSource clock) {
     this.topics = topics;
+    this.rulesetTopicName = topics.ruleset();
     this.decoder = decoder;
     this.facts = facts;
     this.loop = loop;
@@ -114,7 +119,7 @@ final class MqttIngest implements MqttConnection.Inbound {
       return;
     }
     Instant at = clock.instant();
-    if (topic.equals(topics.ruleset())) {
+    if (topic.equals(rulesetTopicName)) {
       RulesetTopic r = rulesetTopic.get();
       if (r != null) {
         r.offer(payload);

@@ -114,11 +114,11 @@ public final class JsonDoor {
         return Door.line(p.getText(), path);
       case VALUE_NUMBER_INT:
         if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-          return Door.finite(p.getBigIntegerValue().doubleValue(), path, " (" + digits(p) + ")");
+          return finite(p.getBigIntegerValue().doubleValue(), p, path);
         }
         return p.getNumberValue();
       case VALUE_NUMBER_FLOAT:
-        return Door.finite(p.getDoubleValue(), path, " (" + digits(p) + ")");
+        return finite(p.getDoubleValue(), p, path);
       case VALUE_TRUE:
         return Boolean.TRUE;
       case VALUE_FALSE:
@@ -136,8 +136,11 @@ public final class JsonDoor {
     }
   }
 
-  private static String digits(JsonParser p) throws IOException {
-    return Door.printable(p.getText(), 24);
+  /** The number's digits go into the refusal only when there is one: most numbers are finite. */
+  private static double finite(double d, JsonParser p, String path) throws IOException {
+    return Double.isFinite(d)
+        ? d
+        : Door.finite(d, path, " (" + Door.printable(p.getText(), 24) + ")");
   }
 
   private static String firstLine(JsonProcessingException e) {
