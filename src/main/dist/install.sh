@@ -98,6 +98,7 @@ install_all() {
   find "$opt" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
   cp -R "$app/." "$opt/"
   install -m 0644 "$repo/src/main/jvm/edge.options" "$opt/edge.options"
+  install -m 0755 "$repo/src/main/jvm/sentinel-java" "$opt/sentinel-java"
   install -m 0755 "${BASH_SOURCE[0]}" "$opt/install.sh"
   if [[ -f "$repo/docs/deployment.md" ]]; then
     mkdir -p "$opt/docs" && install -m 0644 "$repo/docs/deployment.md" "$opt/docs/deployment.md"

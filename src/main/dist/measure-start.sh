@@ -7,9 +7,12 @@
 # (docs/deployment.md, "The edge JVM").
 #
 #   src/main/dist/measure-start.sh [--options FILE] [--java-opts "..."] [--runs N] [--settle S]
-#                                  [--site DIR] [--jar JAR] [--logs DIR]
+#                                  [--site DIR] [--jar JAR] [--logs DIR] [--no-archive]
 #
-# The gateway runs with the options of FILE (default src/main/jvm/edge.options) then --java-opts,
+# The gateway runs as the unit runs it, through src/main/jvm/sentinel-java: the options of FILE
+# (default src/main/jvm/edge.options), the class-data archive (run 1 of a measurement writes it
+# in a fresh data folder, run 2 checks and maps it, the rest map it; --no-archive: none), then
+# --java-opts,
 # on the machine's broker (SENTINEL_MQTT_URL, default the embedded/local one) and database
 # (SENTINEL_DB_URL; unset: the embedded PostgreSQL, whose own processes are not in the RSS), with
 # an HTTP port and a site name of its own so that it disturbs no other gateway on the machine.
@@ -23,6 +26,7 @@ settle=5
 site="$here"
 jar="$here/target/quarkus-app/quarkus-run.jar"
 logs=""
+cds=on
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --options) options="$2"; shift 2 ;;
@@ -32,7 +36,8 @@ while [[ $# -gt 0 ]]; do
     --site) site="$2"; shift 2 ;;
     --jar) jar="$2"; shift 2 ;;
     --logs) logs="$2"; mkdir -p "$logs"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-archive) cds=off; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "measure-start: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -66,7 +71,8 @@ print(int(time.monotonic() * 1000), flush=True)
   # shellcheck disable=SC2086
   NOTIFY_SOCKET="$sock" SENTINEL_HOME="$work/home" SENTINEL_SITE="measure-$$" \
     SENTINEL_MQTT_CLIENT_ID="sentinel-measure-$$" QUARKUS_HTTP_PORT="${QUARKUS_HTTP_PORT:-0}" \
-    java ${options:+@"$options"} $java_opts -jar "$jar" run --site "$site" > "$work/gateway-$i.log" 2>&1 &
+    SENTINEL_EDGE_OPTIONS="${options:-/dev/null}" SENTINEL_JAVA_OPTS="$java_opts" SENTINEL_CDS="$cds" \
+    "$here/src/main/jvm/sentinel-java" "$jar" run --site "$site" > "$work/gateway-$i.log" 2>&1 &
   gateway=$!
   for ((t = 0; t < 600; t++)); do
     [[ $(wc -l < "$work/ready-$i") -ge 2 ]] && break

@@ -49,11 +49,11 @@ class DeploymentFilesTest {
   @Test
   void unit_takesTheOptionsFromTheInstalledFile_andSetsNoneOfItsOwn() throws IOException {
     String exec = directives(UNIT).get("ExecStart");
-    assertThat(exec)
-        .startsWith("/usr/bin/java @/opt/sentinel/edge.options $SENTINEL_JAVA_OPTS -jar ");
+    assertThat(exec).isEqualTo("/opt/sentinel/sentinel-java /opt/sentinel/quarkus-run.jar run");
     assertThat(jvmOptionsIn(exec)).isEmpty();
     assertThat(Files.readString(Path.of("src/main/dist/install.sh")))
-        .contains("install -m 0644 \"$repo/src/main/jvm/edge.options\" \"$opt/edge.options\"");
+        .contains("install -m 0644 \"$repo/src/main/jvm/edge.options\" \"$opt/edge.options\"")
+        .contains("install -m 0755 \"$repo/src/main/jvm/sentinel-java\" \"$opt/sentinel-java\"");
   }
 
   /** Issue 15: systemd restarts a gateway that dies or whose engine stops feeding its watchdog. */
@@ -70,17 +70,25 @@ class DeploymentFilesTest {
   void jvmImage_copiesTheFile_andItsEntrypointReadsIt() throws IOException {
     String image = Files.readString(JVM_IMAGE);
     assertThat(image)
-        .contains("COPY --chown=185 src/main/jvm/edge.options /deployments/edge.options");
+        .contains("COPY --chown=185 src/main/jvm/edge.options /deployments/edge.options")
+        .contains("COPY --chown=185 src/main/jvm/sentinel-java /deployments/sentinel-java");
     String entrypoint = instruction(image, "ENTRYPOINT");
     assertThat(entrypoint)
-        .contains("exec java @/deployments/edge.options $SENTINEL_JAVA_OPTS -jar ");
+        .isEqualTo("ENTRYPOINT [\"/deployments/sentinel-java\", \"/deployments/quarkus-run.jar\"]");
     assertThat(jvmOptionsIn(entrypoint)).isEmpty();
   }
 
   @Test
   void commandLineAndLoadGenerator_readTheFile() throws IOException {
     assertThat(Files.readString(Path.of("sentinel")))
-        .contains("exec java @\"$here/src/main/jvm/edge.options\" ${SENTINEL_JAVA_OPTS:-} -jar");
+        .contains("exec \"$here/src/main/jvm/sentinel-java\" \"$jar\" \"$@\"");
+    // The launcher reads the options file beside it, then SENTINEL_JAVA_OPTS, and sets none itself
+    // but the class-data archive's.
+    String launcher = Files.readString(Path.of("src/main/jvm/sentinel-java"));
+    assertThat(launcher)
+        .contains("options=${SENTINEL_EDGE_OPTIONS:-$here/edge.options}")
+        .contains(
+            "exec \"$java\" @\"$options\" \"${cds[@]}\" ${SENTINEL_JAVA_OPTS:-} -jar \"$jar\" \"$@\"");
     assertThat(Files.readString(Path.of("src/load/java/io/sentinel/load/LoadGenerator.java")))
         .contains("\"@\" + Path.of(\"src/main/jvm/edge.options\")");
   }
