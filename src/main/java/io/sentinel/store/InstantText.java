@@ -25,18 +25,14 @@ final class InstantText {
     if (nano == 0) {
       return s.upToSeconds + 'Z';
     }
-    // As ISO_INSTANT: the fraction in as many groups of three digits as it needs.
-    int digits = nano % 1_000_000 == 0 ? 3 : nano % 1_000 == 0 ? 6 : 9;
-    int fraction = digits == 3 ? nano / 1_000_000 : digits == 6 ? nano / 1_000 : nano;
-    char[] text = new char[digits];
-    for (int i = digits - 1; i >= 0; i--, fraction /= 10) {
-      text[i] = (char) ('0' + fraction % 10);
+    // As ISO_INSTANT: the fraction in as many groups of three digits as it needs (zero-padded by
+    // adding a power of ten and dropping its leading 1).
+    if (nano % 1_000_000 == 0) {
+      return s.upToSeconds + '.' + Integer.toString(nano / 1_000_000 + 1_000).substring(1) + 'Z';
     }
-    return new StringBuilder(s.upToSeconds.length() + digits + 2)
-        .append(s.upToSeconds)
-        .append('.')
-        .append(text)
-        .append('Z')
-        .toString();
+    if (nano % 1_000 == 0) {
+      return s.upToSeconds + '.' + Integer.toString(nano / 1_000 + 1_000_000).substring(1) + 'Z';
+    }
+    return s.upToSeconds + '.' + Integer.toString(nano + 1_000_000_000).substring(1) + 'Z';
   }
 }
