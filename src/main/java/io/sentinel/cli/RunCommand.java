@@ -2,6 +2,7 @@ package io.sentinel.cli;
 
 import io.quarkus.runtime.Quarkus;
 import io.sentinel.runtime.GatewayApp;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -21,7 +22,33 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() {
     // Quarkus reads system properties as configuration, so the flag and SENTINEL_SITE_DIR agree.
     System.setProperty("sentinel.site-dir", site.toString());
-    Quarkus.run(GatewayApp.class, (code, failure) -> System.exit(code));
+    Quarkus.run(
+        GatewayApp.class,
+        (code, failure) -> {
+          reportFailedStart(failure, System.err);
+          System.exit(code);
+        });
     return 0;
+  }
+
+  /**
+   * Says why the gateway did not start when nothing has said it yet. A configuration Quarkus
+   * refuses (an unknown or malformed {@code sentinel.*} key) fails before any log is set up, and
+   * the process would otherwise exit 1 without a word; a start the gateway refused itself has
+   * already logged its {@code SEN-} line, which the cause carries.
+   */
+  static void reportFailedStart(Throwable failure, PrintStream err) {
+    if (failure == null) {
+      return;
+    }
+    Throwable cause = failure;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    String why = String.valueOf(cause.getMessage());
+    if (!why.startsWith("SEN-")) {
+      err.println(
+          "SEN-019 the gateway did not start: " + why.strip().replaceAll("\\s*\\n\\s*", " "));
+    }
   }
 }
