@@ -22,6 +22,7 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() {
     // Quarkus reads system properties as configuration, so the flag and SENTINEL_SITE_DIR agree.
     System.setProperty("sentinel.site-dir", site.toString());
+    ArchiveLinking.atExitIfAsked();
     Quarkus.run(
         GatewayApp.class,
         (code, failure) -> {

@@ -63,7 +63,11 @@ class LauncherArchiveTest {
     List<String> first = launch("run", "--site", "s");
     assertThat(first).hasSize(1);
     assertThat(first.get(0))
-        .containsPattern("-XX:ArchiveClassesAtExit=\\S+/cds/app-\\d+\\.jsa\\.new ");
+        .containsPattern("-XX:ArchiveClassesAtExit=\\S+/cds/app-\\d+\\.jsa\\.new ")
+        // the run's class-loading log, named to the gateway, which links those classes at exit
+        .containsPattern(
+            "-Xlog:class\\+load=info:file=\"(\\S+/cds/classes\\.log)\":none"
+                + " -Dio\\.sentinel\\.cds\\.class-log=\\1 ");
     assertThat(archives()).singleElement().asString().endsWith(".jsa.new");
 
     List<String> second = launch("run", "--site", "s");
@@ -71,7 +75,8 @@ class LauncherArchiveTest {
     assertThat(second.get(0))
         .contains("-Xshare:on", "-XX:+VerifySharedSpaces", ".jsa.new", " --version");
     assertThat(second.get(1))
-        .containsPattern("-XX:SharedArchiveFile=\\S+/app-\\d+\\.jsa -Xmx64m -jar ");
+        .containsPattern("-XX:SharedArchiveFile=\\S+/app-\\d+\\.jsa -Xmx64m -jar ")
+        .doesNotContain("class-log");
     assertThat(archives()).singleElement().asString().endsWith(".jsa");
 
     assertThat(launch("run")).singleElement().asString().contains("-XX:SharedArchiveFile=");
