@@ -112,6 +112,7 @@ public final class MqttConnection {
   private final BacklogMarker marker;
   private final Outbound outbound = new Outbound(Outbound.QUEUE_LIMIT);
   private volatile boolean readingPaused;
+  private final Settling settling = new Settling();
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
@@ -151,8 +152,10 @@ public final class MqttConnection {
         new MqttClients.Hooks(
             this::onConnected,
             this::onDisconnected,
-            (topic, payload, retain, ack) -> receive(inbound, topic, payload, retain, ack));
+            (topic, payload, retain, ack) ->
+                receive(inbound, topic, payload, retain, settling.counting(ack)));
     this.session = new MqttSession(settings, statusTopic, offlineStatus, hooks);
+    settling.queueWith(task -> ReadPause.behindClientTasks(session.config(), task));
   }
 
   /**
@@ -265,6 +268,24 @@ public final class MqttConnection {
   public boolean pauseReading(boolean pause) {
     readingPaused = pause;
     return ReadPause.apply(session.config(), pause);
+  }
+
+  /**
+   * Messages the gateway acknowledged that the client has not acknowledged to the broker yet
+   * ({@link Settling}): the intake bound counts them with those waiting for the journal.
+   */
+  public long unsettled() {
+    return settling.unsettled();
+  }
+
+  /** Runs {@code check} after each acknowledgement the client acted on (the intake bound's). */
+  public void onSettled(Runnable check) {
+    settling.onSettled(check);
+  }
+
+  /** The client's internal configuration (tests queue tasks on its event loop with it). */
+  Object clientConfig() {
+    return session.config();
   }
 
   /** Outgoing publishes waiting for room (none is handed to the client past its bound). */

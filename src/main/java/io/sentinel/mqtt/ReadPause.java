@@ -25,13 +25,7 @@ final class ReadPause {
   /** Returns whether a connected channel was there to pause or resume. */
   static boolean apply(Object clientConfig, boolean pause) {
     try {
-      Object config = clientConfig;
-      if (!(config instanceof MqttClientConfig)) {
-        Field delegate = config.getClass().getDeclaredField("delegate");
-        delegate.setAccessible(true);
-        config = delegate.get(config);
-      }
-      MqttClientConnectionConfig connection = ((MqttClientConfig) config).getRawConnectionConfig();
+      MqttClientConnectionConfig connection = internal(clientConfig).getRawConnectionConfig();
       Channel channel = connection == null ? null : connection.getChannel();
       if (channel == null) {
         return false;
@@ -48,5 +42,29 @@ final class ReadPause {
       }
       return false;
     }
+  }
+
+  /**
+   * Queues {@code task} on the client's event loop, behind every task already there (the client's
+   * handling of acknowledgements among them: {@link Settling}). False when it cannot (no event
+   * loop, or a client without this internal): the caller then runs it itself.
+   */
+  static boolean behindClientTasks(Object clientConfig, Runnable task) {
+    try {
+      return internal(clientConfig).executeInEventLoop(task);
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return false;
+    }
+  }
+
+  private static MqttClientConfig internal(Object clientConfig)
+      throws ReflectiveOperationException {
+    Object config = clientConfig;
+    if (!(config instanceof MqttClientConfig)) {
+      Field delegate = config.getClass().getDeclaredField("delegate");
+      delegate.setAccessible(true);
+      config = delegate.get(config);
+    }
+    return (MqttClientConfig) config;
   }
 }

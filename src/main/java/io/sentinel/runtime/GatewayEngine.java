@@ -105,7 +105,9 @@ final class GatewayEngine {
                 .ingest()
                 .maxHeld()
                 .orElse(IntakeBound.defaultMax(Runtime.getRuntime().maxMemory())),
-            g::unacknowledged,
+            // Waiting for the journal, and acknowledged but not yet acted on by the MQTT client:
+            // the broker counts both in flight, and both are in memory.
+            () -> g.unacknowledged() + connection.unsettled(),
             connection::pauseReading,
             (event, self) -> {
               EngineLoop l = g.loop;
@@ -117,6 +119,7 @@ final class GatewayEngine {
             g.clock);
     g.intake = bound;
     g.ingest.onTaken(bound::check);
+    connection.onSettled(bound::check);
     g.loop.onReleased(bound::check);
     g.loop.heartbeat(Optional.of(Duration.ofSeconds(1)), bound::tick);
   }
