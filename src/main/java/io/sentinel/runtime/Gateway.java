@@ -355,6 +355,15 @@ public class Gateway {
     return l == null ? 0 : l.unacknowledged();
   }
 
+  /**
+   * MQTT messages acknowledged to the client and not yet acted on by it (sentinel_ingest_unsettled;
+   * the intake bound counts them).
+   */
+  public long unsettled() {
+    MqttConnection m = mqtt;
+    return m == null ? 0 : m.unsettled();
+  }
+
   /** The store's reader of the log (the HTTP API's audit endpoints). */
   public io.sentinel.store.History history() {
     Store s = store;

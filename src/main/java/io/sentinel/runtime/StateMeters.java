@@ -89,6 +89,12 @@ public class StateMeters {
                     + " the journal")
             .register(registry));
     registered.add(
+        Gauge.builder("sentinel.ingest.unsettled", gateway, Gateway::unsettled)
+            .description(
+                "MQTT messages the gateway acknowledged that the MQTT client has not yet"
+                    + " acknowledged to the broker (docs/runtime.md, Overload)")
+            .register(registry));
+    registered.add(
         Gauge.builder(
                 "sentinel.ingest.paused",
                 gateway,

@@ -172,6 +172,20 @@ class ExampleSiteGatewayTest {
                     .contains("sentinel_ingest_rejected_total{reason=\"derived-point\"} 1.0"));
   }
 
+  @Test
+  @Order(9)
+  void everyAcknowledgement_isSettledByTheClient_whenTheGatewayIsIdle() {
+    // Issue 24: the intake bound counts acknowledgements until the MQTT client has acted on them
+    // (mqtt.Settling); with nothing in flight, none is left.
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(Http.get(metrics))
+                    .contains("# HELP sentinel_ingest_unsettled MQTT messages the gateway")
+                    .contains("sentinel_ingest_unsettled 0.0"));
+  }
+
   private BrokerClient device;
 
   private BrokerClient device() {
