@@ -155,7 +155,7 @@ public final class MqttConnection {
             (topic, payload, retain, ack) ->
                 receive(inbound, topic, payload, retain, settling.counting(ack)));
     this.session = new MqttSession(settings, statusTopic, offlineStatus, hooks);
-    settling.queueWith(task -> ReadPause.behindClientTasks(session.config(), task));
+    settling.queueWith(ReadPause.behindClientTasks(session.config()));
   }
 
   /**

@@ -5,6 +5,7 @@ import com.hivemq.client.internal.mqtt.MqttClientConnectionConfig;
 import io.netty.channel.Channel;
 import java.lang.reflect.Field;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
 /**
@@ -14,7 +15,8 @@ import org.jboss.logging.Logger;
  * then the broker's writes to the gateway wait and it keeps the messages itself (inside its window
  * for the session; past it, up to its queue limits). Reached through the client's internal config
  * (HiveMQ 1.3: {@code MqttClientConfig.getRawConnectionConfig().getChannel()}; the MQTT 3.1.1 view
- * wraps it as {@code delegate}); a client without it cannot be paused, which is said once.
+ * wraps it as {@code delegate}); a client without it cannot be paused, which is said once. The same
+ * internal config queues {@link Settling}'s tasks on the client's event loop.
  */
 final class ReadPause {
   private static final Logger LOG = Logger.getLogger(ReadPause.class);
@@ -45,16 +47,19 @@ final class ReadPause {
   }
 
   /**
-   * Queues {@code task} on the client's event loop, behind every task already there (the client's
-   * handling of acknowledgements among them: {@link Settling}). False when it cannot (no event
-   * loop, or a client without this internal): the caller then runs it itself.
+   * Queues a task on the client's event loop, behind every task already there (the client's
+   * handling of acknowledgements among them: {@link Settling}); false when it cannot (no event
+   * loop, or a client without this internal): the caller then runs it itself. The client's internal
+   * config is looked up once, here, not for every acknowledgement.
    */
-  static boolean behindClientTasks(Object clientConfig, Runnable task) {
+  static Predicate<Runnable> behindClientTasks(Object clientConfig) {
+    MqttClientConfig config;
     try {
-      return internal(clientConfig).executeInEventLoop(task);
+      config = internal(clientConfig);
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      return false;
+      return task -> false;
     }
+    return config::executeInEventLoop;
   }
 
   private static MqttClientConfig internal(Object clientConfig)

@@ -172,13 +172,7 @@ class BrokerTlsTest {
             new byte[0],
             List.of("tls-test/#"),
             (topic, payload, delivery, ack) -> ack.run(),
-            new MqttConnection.Listener() {
-              @Override
-              public void connected() {}
-
-              @Override
-              public void disconnected(String cause) {}
-            },
+            NoListener.INSTANCE,
             Optional.empty());
     c.start();
     return c;

@@ -76,13 +76,7 @@ class SettlingTest {
               new byte[0],
               List.of("settling-" + id + "/in/#"),
               (topic, payload, delivery, ack) -> acks.add(ack),
-              new MqttConnection.Listener() {
-                @Override
-                public void connected() {}
-
-                @Override
-                public void disconnected(String cause) {}
-              },
+              NoListener.INSTANCE,
               Optional.empty());
       gateway.start();
       await().atMost(Duration.ofSeconds(10)).until(gateway::connected);
@@ -108,12 +102,14 @@ class SettlingTest {
         CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         assertThat(
-                ReadPause.behindClientTasks(
-                    gateway.clientConfig(),
-                    () -> {
-                      busy.countDown();
-                      await().atMost(Duration.ofSeconds(30)).until(() -> release.getCount() == 0);
-                    }))
+                ReadPause.behindClientTasks(gateway.clientConfig())
+                    .test(
+                        () -> {
+                          busy.countDown();
+                          await()
+                              .atMost(Duration.ofSeconds(30))
+                              .until(() -> release.getCount() == 0);
+                        }))
             .isTrue();
         assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
         acks.forEach(Runnable::run);
