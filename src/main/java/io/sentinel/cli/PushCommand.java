@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
+import io.reactivex.schedulers.Schedulers;
 import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
 import io.sentinel.site.Site;
@@ -21,6 +22,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
@@ -112,11 +115,32 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
     // it: a refusal seen earlier is a retained one, whatever its flag says (Moquette drops it).
     java.util.concurrent.atomic.AtomicBoolean taken =
         new java.util.concurrent.atomic.AtomicBoolean();
+    // That "before" holds only if the broker's acknowledgement and the answer are handled in the
+    // order they arrived. The client's default hands each to a thread of RxJava's shared pool
+    // (round robin), where a busy thread held the acknowledgement back behind the answer and the
+    // answer was dropped: one thread of this push's own keeps the wire's order.
+    // Never shut down: the client still reports the session's end on it after disconnecting. It
+    // keeps no thread once idle for a second.
+    ThreadPoolExecutor callbacks =
+        new ThreadPoolExecutor(
+            0,
+            1,
+            1,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "sentinel-push");
+              t.setDaemon(true);
+              return t;
+            });
     Mqtt3AsyncClient client =
         MqttConnection.builder(
                 url,
                 "sentinel-push-" + UUID.randomUUID().toString().substring(0, 8),
                 gateway.caFile)
+            .executorConfig()
+            .applicationScheduler(Schedulers.from(callbacks))
+            .applyExecutorConfig()
             // A connection lost while the status is awaited ends the wait: this subscription is
             // gone with it, and the exchange is started again on a new one (below).
             .addDisconnectedListener(ctx -> status.completeExceptionally(ctx.getCause()))

@@ -154,7 +154,55 @@ class PushCommandTest {
 
   @Test
   void aRefusalOfOtherBytesWithTheSameRules_isNotThisPushsAnswer() throws Exception {
-    String site = "twins-" + UUID.randomUUID().toString().substring(0, 8);
+    // The gateway, as it answers when the retained copy of an earlier document with these rules
+    // (signed, not reviewed) reaches it again just after this push: that refusal first, then this.
+    CliRunner r =
+        pushAnsweredBy(
+            "twins",
+            (port, site, hash, document) -> {
+              status(port, site, "rejected", hash, CanonicalBody.sha256(new byte[] {1}));
+              status(port, site, "active", hash, CanonicalBody.sha256(document));
+            },
+            () -> {});
+    assertThat(r.exit()).as(r.output()).isZero();
+    assertThat(r.output()).contains("revision 2 active").doesNotContain("rejected");
+  }
+
+  @Test
+  void theGatewaysAnswer_isHeard_whileRxJavasSharedThreadsAreBusy() throws Exception {
+    // The gateway's own client, in the same process, runs on RxJava's shared threads: a push that
+    // needed them too would wait behind it, or see the answer before the broker's acknowledgement
+    // of its own publish and drop it (docs/revisions.md, "sentinel push").
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    try {
+      CliRunner r =
+          pushAnsweredBy(
+              "busy",
+              (port, site, hash, document) ->
+                  status(port, site, "rejected", hash, CanonicalBody.sha256(document)),
+              () -> occupySharedThreads(release));
+      assertThat(r.exit()).as(r.output()).isEqualTo(1);
+      assertThat(r.output()).contains("revision 2 rejected");
+    } finally {
+      release.countDown();
+    }
+  }
+
+  /** A gateway played by a hook on an embedded broker: what it says of a document pushed. */
+  private interface Answer {
+    void to(int port, String site, String contentHash, byte[] document);
+  }
+
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * Pushes a revision 2 of an empty rule set to an embedded broker whose gateway is {@code answer}.
+   */
+  private CliRunner pushAnsweredBy(String sitePrefix, Answer answer, Step beforePush)
+      throws Exception {
+    String site = sitePrefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     String text = "revision: 2\nsite: " + site + "\nrules: []\n";
     Path file = Files.writeString(dir.resolve("r.yaml"), text);
     String hash = CanonicalBody.sha256(RevisionDocument.canonicalBody(text).orElseThrow());
@@ -165,27 +213,44 @@ class PushCommandTest {
     java.util.concurrent.ExecutorService gateway =
         java.util.concurrent.Executors.newSingleThreadExecutor();
     int p = port;
-    // The gateway, as it answers when the retained copy of an earlier document with these rules
-    // (signed, not reviewed) reaches it again just after this push: that refusal first, then this.
     try (EmbeddedBroker broker =
         EmbeddedBroker.start(
             "127.0.0.1",
             port,
             (topic, payload) -> {
               if (topic.equals("sentinel/" + site + "/ruleset")) {
-                gateway.execute(
-                    () -> {
-                      status(p, site, "rejected", hash, CanonicalBody.sha256(new byte[] {1}));
-                      status(p, site, "active", hash, CanonicalBody.sha256(payload));
-                    });
+                gateway.execute(() -> answer.to(p, site, hash, payload));
               }
             })) {
-      CliRunner r = push(file, port, site);
-      assertThat(r.exit()).as(r.output()).isZero();
-      assertThat(r.output()).contains("revision 2 active").doesNotContain("rejected");
+      beforePush.run();
+      return push(file, port, site);
     } finally {
       gateway.shutdownNow();
     }
+  }
+
+  /** Every thread of RxJava's computation pool (workers are handed out round robin) blocked. */
+  private static void occupySharedThreads(java.util.concurrent.CountDownLatch release)
+      throws InterruptedException {
+    int threads = Runtime.getRuntime().availableProcessors();
+    java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(threads);
+    java.util.Set<Thread> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    for (int i = 0; i < 4 * threads; i++) {
+      io.reactivex.schedulers.Schedulers.computation()
+          .createWorker()
+          .schedule(
+              () -> {
+                if (seen.add(Thread.currentThread())) {
+                  busy.countDown();
+                }
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+    }
+    assertThat(busy.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
   }
 
   private static CliRunner push(Path file, int port, String site) {
@@ -213,6 +278,10 @@ class PushCommandTest {
             .identifier("gateway-" + site)
             .serverHost("127.0.0.1")
             .serverPort(port)
+            // Its own threads: the test above keeps RxJava's shared ones busy.
+            .executorConfig()
+            .applicationScheduler(io.reactivex.schedulers.Schedulers.trampoline())
+            .applyExecutorConfig()
             .buildBlocking();
     client.connect();
     client
