@@ -35,6 +35,10 @@ class LatchRestartGatewayTest {
 
   @Test
   void latch_heldAcrossARestart_fromTheFirstPass_untilTheReset() {
+    // The gateway says "online" after subscribing, on the same connection: from then on the broker
+    // hands it what a device publishes (earlier, a sample is nobody's and the first command never
+    // comes).
+    await().atMost(WAIT).until(() -> broker.recorder().last(broker.topic("status")).isPresent());
     BrokerClient device = broker.client("device");
     device.publish(broker.topic("points/line.reset"), "false");
     device.publish(broker.topic("points/line.estop"), "true");
