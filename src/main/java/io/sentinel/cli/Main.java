@@ -1,7 +1,6 @@
 package io.sentinel.cli;
 
 import io.quarkus.runtime.annotations.QuarkusMain;
-import picocli.CommandLine;
 
 /**
  * The one executable. The file commands (validate, test) run on the pure core and never boot the
@@ -16,15 +15,11 @@ public final class Main {
   }
 
   public static int execute(String... args) {
-    return commandLine().execute(args);
+    return SentinelCommand.commandLine(args).execute(args);
   }
 
   /** The command line with its output going to {@code out} (tests read it). */
   public static int execute(java.io.PrintWriter out, String... args) {
-    return commandLine().setOut(out).setErr(out).execute(args);
-  }
-
-  private static CommandLine commandLine() {
-    return new CommandLine(new SentinelCommand()).setCaseInsensitiveEnumValuesAllowed(true);
+    return SentinelCommand.commandLine(args).setOut(out).setErr(out).execute(args);
   }
 }
