@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
@@ -121,27 +122,34 @@ public class Gateway {
 
   void start() {
     started = clock.instant();
-    Site.Loaded loaded = GatewaySite.load(config.siteDir());
-    site = loaded.site().orElseThrow();
-    topics = new Topics(config.site().filter(s -> !s.isBlank()).orElse(site.name()));
-    IngestDecoder decoder =
-        GatewaySite.decoder(
-            site,
-            topics,
-            config.ingest().maxPayloadBytes(),
-            !config.gpio().platform().trim().equalsIgnoreCase("off"),
-            config.siteDir());
-    Optional<RevisionKeys> keys =
-        GatewaySite.trustedKeys(config.ruleset().keysFile(), site, topics);
-    metrics = new GatewayMetrics(meterRegistry);
-    broker = GatewayBroker.choose(config.mqtt(), topics);
-    homeAssistant =
-        GatewayDevices.homeAssistant(config, site, topics, () -> loop, () -> mqtt, clock)
-            .orElse(null);
-    mqtt = GatewayMqtt.connection(this, decoder);
+    CompletableFuture<Store> opening = GatewayStore.opening(config, vertx, () -> loop, clock);
+    Site.Loaded loaded;
+    Optional<RevisionKeys> keys;
+    try {
+      loaded = GatewaySite.load(config.siteDir());
+      site = loaded.site().orElseThrow();
+      topics = new Topics(config.site().filter(s -> !s.isBlank()).orElse(site.name()));
+      IngestDecoder decoder =
+          GatewaySite.decoder(
+              site,
+              topics,
+              config.ingest().maxPayloadBytes(),
+              !config.gpio().platform().trim().equalsIgnoreCase("off"),
+              config.siteDir());
+      keys = GatewaySite.trustedKeys(config.ruleset().keysFile(), site, topics);
+      metrics = new GatewayMetrics(meterRegistry);
+      broker = GatewayBroker.choose(config.mqtt(), topics);
+      homeAssistant =
+          GatewayDevices.homeAssistant(config, site, topics, () -> loop, () -> mqtt, clock)
+              .orElse(null);
+      mqtt = GatewayMqtt.connection(this, decoder);
+    } catch (RuntimeException | Error e) {
+      GatewayStore.abandon(opening);
+      throw e;
+    }
     MqttDriver.Outcomes outcomes = new CommandOutcomes(metrics, () -> store, () -> loop, clock);
     driver = new MqttDriver(mqtt, topics, outcomes);
-    store = GatewayStore.open(config, vertx, () -> loop, clock);
+    store = GatewayStore.opened(opening);
     ingest.matchAgainst(Redelivery.from(store::redeliveryTail));
     JournalMetrics.register(meterRegistry, store.journal());
     active = GatewayStore.startingRevision(store, site, topics, loaded.problems(), started);

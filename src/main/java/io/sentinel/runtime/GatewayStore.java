@@ -18,6 +18,8 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -31,6 +33,50 @@ final class GatewayStore {
   private GatewayStore() {}
 
   /** The database sentinel.db.url names, else the embedded one (docs/persistence.md). */
+  /**
+   * {@link #open} on a thread of its own, begun before the site loads: the store needs only the
+   * configuration, and its first round trip to PostgreSQL (or the embedded server's start) then
+   * overlaps the site's loading and the MQTT client's making instead of following them
+   * (docs/deployment.md, "Where the start goes").
+   */
+  static CompletableFuture<Store> opening(
+      SentinelConfig config, Vertx vertx, Supplier<EngineLoop> loop, InstantSource clock) {
+    return CompletableFuture.supplyAsync(
+        () -> open(config, vertx, loop, clock),
+        r -> {
+          Thread t = new Thread(r, "sentinel-store-open");
+          t.setDaemon(true);
+          t.start();
+        });
+  }
+
+  /** The store {@link #opening} opened, or what {@link #open} threw, as it threw it. */
+  static <T> T opened(CompletableFuture<T> opening) {
+    try {
+      return opening.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * A start that failed before it took the store: waits for the opening and closes what it opened,
+   * so that no embedded server outlives the failed start.
+   */
+  static void abandon(CompletableFuture<? extends AutoCloseable> opening) {
+    try {
+      opening.join().close();
+    } catch (Exception e) {
+      LOG.debugf("the store of a start that failed did not open or close cleanly: %s", e);
+    }
+  }
+
   static Store open(
       SentinelConfig config, Vertx vertx, Supplier<EngineLoop> loop, InstantSource clock) {
     try {
