@@ -45,6 +45,19 @@ class ArchiveLinkingTest {
   }
 
   @Test
+  void aRunThatMigratedTheSchema_linksNothing_andMarksItsArchiveForDiscarding() throws Exception {
+    Path log = dir.resolve("classes.log");
+    Files.writeString(
+        log,
+        "io.sentinel.cli.ArchiveLinkingTest$Tripwire source: file:/opt/sentinel/app.jar\n"
+            + "[0.9s][info][class,load] org.flywaydb.core.Flyway source: file:/x/flyway.jar\n");
+
+    assertThat(ArchiveLinking.link(log, getClass().getClassLoader())).isZero();
+    assertThat(dir.resolve(ArchiveLinking.DISCARD)).exists();
+    assertThat(log).doesNotExist();
+  }
+
+  @Test
   void noLog_linksNothing() {
     assertThat(ArchiveLinking.link(dir.resolve("absent.log"), getClass().getClassLoader()))
         .isZero();

@@ -95,6 +95,18 @@ class LauncherArchiveTest {
   }
 
   @Test
+  void anArchiveMarkedForDiscarding_isDeleted_andTheNextRunWritesAnother() throws Exception {
+    launch("run");
+    Files.writeString(cds.resolve("discard"), ""); // the run migrated the schema
+
+    List<String> next = launch("run");
+    assertThat(next).singleElement().asString().contains("ArchiveClassesAtExit");
+    assertThat(cds.resolve("discard")).doesNotExist();
+    assertThat(archives()).singleElement().asString().endsWith(".jsa.new");
+    assertThat(launch("run")).hasSize(2).last().asString().contains("-XX:SharedArchiveFile=");
+  }
+
+  @Test
   void anotherBuild_namesAnotherArchive_andTheOldOneGoes() throws Exception {
     launch("run");
     launch("run");
