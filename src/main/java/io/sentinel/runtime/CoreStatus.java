@@ -37,7 +37,7 @@ final class CoreStatus implements AutoCloseable {
             .qos(MqttQos.AT_LEAST_ONCE)
             .retain(true)
             .applyWillPublish()
-            .addConnectedListener(ctx -> send(current))
+            .addConnectedListener(ctx -> sendCurrent())
             .buildAsync();
   }
 
@@ -52,6 +52,15 @@ final class CoreStatus implements AutoCloseable {
       current = next;
       send(next);
     }
+  }
+
+  /**
+   * What a new connection says, under the lock {@link #set} holds: unlocked, the listener could
+   * read "standby", then {@code set("active")} publish, then the listener's "standby" go out after
+   * it and stay retained (a suspect for StandbyFailoverIT's "timed out waiting for core-a active").
+   */
+  private synchronized void sendCurrent() {
+    send(current);
   }
 
   private void send(byte[] payload) {
