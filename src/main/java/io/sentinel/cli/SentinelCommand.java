@@ -8,7 +8,7 @@ import picocli.CommandLine.ScopeType;
 /**
  * The top of the command line. Its subcommands are added by {@link #commandLine}, not listed in the
  * annotation: picocli builds the model of every command it is given, and for {@code run} that was a
- * tenth of a second of the gateway's start (docs/deployment.md, "Where the start goes").
+ * tenth of a second of the gateway's start (docs/deployment.md, "The start, session 10").
  */
 @Command(
     name = "sentinel",

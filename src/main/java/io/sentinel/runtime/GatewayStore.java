@@ -32,12 +32,11 @@ final class GatewayStore {
 
   private GatewayStore() {}
 
-  /** The database sentinel.db.url names, else the embedded one (docs/persistence.md). */
   /**
    * {@link #open} on a thread of its own, begun before the site loads: the store needs only the
    * configuration, and its first round trip to PostgreSQL (or the embedded server's start) then
    * overlaps the site's loading and the MQTT client's making instead of following them
-   * (docs/deployment.md, "Where the start goes").
+   * (docs/deployment.md, "The start, session 10").
    */
   static CompletableFuture<Store> opening(
       SentinelConfig config, Vertx vertx, Supplier<EngineLoop> loop, InstantSource clock) {
@@ -77,6 +76,7 @@ final class GatewayStore {
     }
   }
 
+  /** The database sentinel.db.url names, else the embedded one (docs/persistence.md). */
   static Store open(
       SentinelConfig config, Vertx vertx, Supplier<EngineLoop> loop, InstantSource clock) {
     try {
