@@ -299,11 +299,16 @@ public final class DerivedLayer {
       }
 
       @Override
+      public double number(int i) {
+        return points.number(inputsOf[d][i]);
+      }
+
+      @Override
       public Quality quality() {
         // A derived point is as good as its worst input.
         Quality worst = Quality.LIVE;
         for (int input : inputsOf[d]) {
-          worst = Quality.worse(worst, points.state(input).quality());
+          worst = Quality.worse(worst, points.quality(input));
         }
         return worst;
       }

@@ -38,6 +38,9 @@ abstract class KindState {
     /** The current state of input {@code i} of this point. */
     PointState input(int i);
 
+    /** Input {@code i}'s number now, NaN when it holds none: read without its state. */
+    double number(int i);
+
     /** The worst quality among the inputs: the derived point's own quality. */
     Quality quality();
 

@@ -24,10 +24,12 @@ final class SignalStates {
 
     @Override
     Out step(Instant t, List<Update> updates, Context ctx) {
-      if (ctx.input(0).value() instanceof Value.Num n) {
-        if (n.value() > spec.onAbove()) {
+      double v = ctx.number(0);
+      // NaN: no number, unless the input holds a NaN (then neither bound is crossed).
+      if (!Double.isNaN(v) || ctx.input(0).value() instanceof Value.Num) {
+        if (v > spec.onAbove()) {
           on = true;
-        } else if (n.value() < spec.offBelow()) {
+        } else if (v < spec.offBelow()) {
           on = false;
         } else if (on == null) {
           on = false;

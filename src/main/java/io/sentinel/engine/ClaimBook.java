@@ -60,7 +60,7 @@ final class ClaimBook {
     if (!desired.keySet().containsAll(r.held.keySet())) {
       for (String point : List.copyOf(r.held.keySet())) {
         if (!desired.containsKey(point)) {
-          r.held.remove(point);
+          r.letGo(point);
           r.expiry.remove(point);
           ClaimSlot slot = slotOf(r, point);
           Arbiter.Table table = slot.existing();
@@ -77,7 +77,7 @@ final class ClaimBook {
       if (e.getValue().equals(before)) {
         continue;
       }
-      r.held.put(e.getKey(), e.getValue());
+      r.hold(e.getKey(), e.getValue());
       ClaimSlot slot = slotOf(r, e.getKey());
       arbiter.assertClaim(slot.table(), claim(r, e.getKey(), e.getValue()));
       changed(
@@ -101,8 +101,8 @@ final class ClaimBook {
     if (!sole && (desired.size() > 1 || !desired.containsKey(point))) {
       return false;
     }
-    Value before = r.held.get(point);
-    if (before == null && !r.held.isEmpty()) {
+    Value before = r.soleHeld;
+    if (before == null && r.holds) {
       return false;
     }
     Rule rule = r.rule;
@@ -110,7 +110,7 @@ final class ClaimBook {
     ClaimSlot slot = slotOf(r, point);
     if (want == null) {
       if (before != null) {
-        r.held.remove(point);
+        r.letGo(point);
         r.expiry.remove(point);
         Arbiter.Table table = slot.existing();
         if (table != null) {
@@ -119,7 +119,7 @@ final class ClaimBook {
         changed(slot, new ClaimChange(rule.id(), point, rule.band(), Optional.empty(), t, reason));
       }
     } else if (!want.equals(before)) {
-      r.held.put(point, want);
+      r.hold(point, want);
       arbiter.assertClaim(slot.table(), claim(r, point, want));
       changed(slot, new ClaimChange(rule.id(), point, rule.band(), Optional.of(want), t, reason));
     }
@@ -137,15 +137,9 @@ final class ClaimBook {
    * and the rule's band and priority; were it not, it is asserted as before).
    */
   private void rekey(RuleRuntime r) {
-    Instant freshness = r.freshness();
-    if (!r.holds) {
-      r.claimAt(freshness, r.matched);
+    if (!r.claimCurrent() || !r.holds) {
       return;
     }
-    if (r.claimedAt(freshness) && r.matched == r.claimedMatched) {
-      return;
-    }
-    r.claimAt(freshness, r.matched);
     if (r.soleClaimPoint != null) {
       // A rule of one claim (most rules) holds it on that claim's point: no walk of the held map.
       rekeyOn(r, r.soleClaimPoint);
@@ -333,7 +327,7 @@ final class ClaimBook {
         continue; // the same sole claim as last decided: nothing new to build or send
       }
       Decision d = table == null ? arbiter.decide(slot.pointId) : arbiter.decide(table);
-      if (last != null && last.sameOutcome(d)) {
+      if (last != null && slot.sameOutcome(d)) {
         continue;
       }
       boolean interlock = d.winner().filter(c -> c.band() == Band.INTERLOCK).isPresent();

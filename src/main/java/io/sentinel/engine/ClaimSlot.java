@@ -40,6 +40,16 @@ final class ClaimSlot {
     lastValue = d.value().orElse(null);
   }
 
+  /**
+   * {@code last.sameOutcome(d)}, from {@link #lastRule} and {@link #lastValue}: what a settle
+   * compares, read from this object rather than from the last decision's optionals.
+   */
+  boolean sameOutcome(Decision d) {
+    Value value = d.value().orElse(null);
+    String rule = d.winner().isPresent() ? d.winner().get().ruleId() : null;
+    return java.util.Objects.equals(lastValue, value) && java.util.Objects.equals(lastRule, rule);
+  }
+
   /** The point's arbiter table, made now if no claim was asserted on it yet. */
   Arbiter.Table table() {
     if (table == null) {

@@ -1,6 +1,7 @@
 package io.sentinel.engine;
 
 import io.sentinel.expr.Condition;
+import io.sentinel.point.EpochNanos;
 import io.sentinel.point.PointState;
 import io.sentinel.point.PointTable;
 import io.sentinel.point.Quality;
@@ -101,6 +102,9 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
 
   /** Whether {@link #held} is not empty, read without it (ClaimBook keeps it). */
   boolean holds;
+
+  /** Of a rule of one claim, {@code held.get(soleClaimPoint)}, read without the map. */
+  Value soleHeld;
 
   /** Whether any claim has expires_in: without one, {@link #expiry} stays empty for good. */
   final boolean expires;
@@ -207,8 +211,38 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
   }
 
   @Override
+  public double number(int slot) {
+    return points.number(positions[slot]);
+  }
+
+  @Override
+  public int truth(int slot) {
+    return points.truth(positions[slot]);
+  }
+
+  @Override
+  public Quality quality(int slot) {
+    return points.quality(positions[slot]);
+  }
+
+  @Override
   public Instant now() {
     return step.now();
+  }
+
+  /** Holds a claim on {@code point}: every write of {@link #held} is here or in {@link #letGo}. */
+  void hold(String point, Value value) {
+    held.put(point, value);
+    if (point.equals(soleClaimPoint)) {
+      soleHeld = value;
+    }
+  }
+
+  void letGo(String point) {
+    held.remove(point);
+    if (point.equals(soleClaimPoint)) {
+      soleHeld = null;
+    }
   }
 
   /** The freshness its claims are arbitrated with, as an instant. */
@@ -216,21 +250,44 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
     return Instant.ofEpochSecond(claimedSecond, claimedNano);
   }
 
-  /** Whether {@code freshness} is the one its claims are arbitrated with. */
-  boolean claimedAt(Instant freshness) {
-    return freshness.getEpochSecond() == claimedSecond && freshness.getNano() == claimedNano;
-  }
-
-  void claimAt(Instant freshness, int matched) {
-    claimedSecond = freshness.getEpochSecond();
-    claimedNano = freshness.getNano();
+  /**
+   * Arbitrates its claims from now on by its inputs' newest change ({@link #freshness}) and its
+   * current matched count; whether either moved. The inputs' instants are read as epoch nanos from
+   * the point table, and as instants only when one lies beyond what those hold.
+   */
+  boolean claimCurrent() {
+    long newest = 0; // the epoch, as freshness() starts from
+    boolean exact = true;
+    for (int k = gatedFrom; k < positions.length; k++) {
+      long since = points.sinceNanos(positions[k]);
+      exact &= EpochNanos.exact(since);
+      if (since > newest) {
+        newest = since;
+      }
+    }
+    long second;
+    int nano;
+    if (exact) {
+      second = newest / 1_000_000_000L;
+      nano = (int) (newest % 1_000_000_000L);
+    } else {
+      Instant f = freshness();
+      second = f.getEpochSecond();
+      nano = f.getNano();
+    }
+    if (second == claimedSecond && nano == claimedNano && matched == claimedMatched) {
+      return false;
+    }
+    claimedSecond = second;
+    claimedNano = nano;
     claimedMatched = matched;
+    return true;
   }
 
   boolean inputsMeetRequiredQuality() {
     for (int k = gatedFrom; k < positions.length; k++) {
       int point = positions[k];
-      Quality q = points.state(point).quality();
+      Quality q = points.quality(point);
       boolean ok =
           q == Quality.LIVE
               || (q == Quality.STALE
@@ -257,7 +314,7 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
     if (rule.warmup() instanceof Warmup.AllInputsKnown) {
       for (int k = gatedFrom; k < positions.length; k++) {
         int point = positions[k];
-        Quality q = points.state(point).quality();
+        Quality q = points.quality(point);
         if (q != Quality.LIVE && q != Quality.STALE) {
           return false;
         }
@@ -293,6 +350,7 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
     nextInterval = previous.nextInterval;
     held.putAll(previous.held);
     holds = !held.isEmpty();
+    soleHeld = soleClaimPoint == null ? null : held.get(soleClaimPoint);
     expiry.putAll(previous.expiry);
     System.arraycopy(previous.actionLastFired, 0, actionLastFired, 0, actionLastFired.length);
     System.arraycopy(previous.actionSeq, 0, actionSeq, 0, actionSeq.length);

@@ -1,7 +1,6 @@
 package io.sentinel.expr;
 
 import io.sentinel.point.Quality;
-import io.sentinel.point.Value;
 
 /**
  * A typed, checked boolean expression. Evaluation allocates nothing. A comparison that involves an
@@ -34,12 +33,13 @@ sealed interface BoolExpr {
   record Input(int slot, String name) implements BoolExpr {
     @Override
     public boolean test(Inputs in) {
-      return in.state(slot).value() instanceof Value.Bool b && b.value();
+      return in.truth(slot) == 1;
     }
 
     @Override
     public int tri(Inputs in) {
-      return in.state(slot).value() instanceof Value.Bool b ? (b.value() ? TRUE : FALSE) : ABSENT;
+      int truth = in.truth(slot);
+      return truth < 0 ? ABSENT : truth == 1 ? TRUE : FALSE;
     }
   }
 

@@ -1,6 +1,8 @@
 package io.sentinel.expr;
 
 import io.sentinel.point.PointState;
+import io.sentinel.point.Quality;
+import io.sentinel.point.Value;
 
 /**
  * The current state of a rule's inputs, by slot: slot i is the i-th input given to {@link
@@ -9,6 +11,20 @@ import io.sentinel.point.PointState;
 @FunctionalInterface
 public interface Inputs {
   PointState state(int slot);
+
+  /** The number in {@code slot}, NaN when it holds none; an engine reads it without the state. */
+  default double number(int slot) {
+    return state(slot).value() instanceof Value.Num n ? n.value() : Double.NaN;
+  }
+
+  /** 1 when {@code slot} holds true, 0 when false, -1 when it holds no bool. */
+  default int truth(int slot) {
+    return state(slot).value() instanceof Value.Bool b ? (b.value() ? 1 : 0) : -1;
+  }
+
+  default Quality quality(int slot) {
+    return state(slot).quality();
+  }
 
   /**
    * The instant of the evaluation, for conditions that depend on when they are asked (a value that

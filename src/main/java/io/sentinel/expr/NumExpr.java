@@ -1,6 +1,5 @@
 package io.sentinel.expr;
 
-import io.sentinel.point.Value;
 import java.util.function.DoubleUnaryOperator;
 
 /** A typed number expression; NaN stands for an absent value. Evaluation allocates nothing. */
@@ -18,7 +17,7 @@ sealed interface NumExpr {
   record Input(int slot, String name) implements NumExpr {
     @Override
     public double eval(Inputs in) {
-      return in.state(slot).value() instanceof Value.Num n ? n.value() : Double.NaN;
+      return in.number(slot);
     }
   }
 

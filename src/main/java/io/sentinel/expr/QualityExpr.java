@@ -16,7 +16,7 @@ sealed interface QualityExpr {
   record Input(int slot, String name) implements QualityExpr {
     @Override
     public Quality eval(Inputs in) {
-      return in.state(slot).quality();
+      return in.quality(slot);
     }
   }
 }

@@ -11,10 +11,34 @@ import java.util.Optional;
 public final class PointTable {
   private final PointSpec[] specs;
   private final PointState[] states;
-  private final boolean[] liveSinceStart;
 
-  /** Each point's last sample, in epoch nanos ({@link #NO_SAMPLE} for none): a primitive. */
-  private final long[] lastSampleAt;
+  /**
+   * Of each point, {@link #STRIDE} longs side by side, so that what a pass reads of a point lies in
+   * one stretch of memory rather than in the several objects of its state (the state, its value,
+   * its instant) and the arrays beside them: its range's bounds and deadband (a double's bits; the
+   * first NaN for a point of another type), and mirrors of {@code states[i]} kept by {@link #put}:
+   * its number (NaN for none), quality, and since in epoch nanos, with its last sample and whether
+   * it was live since start. The state object stays the one source of truth; these are read on the
+   * hot path (docs/benchmarks.md, session 11).
+   */
+  private final long[] hot;
+
+  private static final int STRIDE = 8;
+  private static final int MIN = 0;
+  private static final int MAX = 1;
+  private static final int DEADBAND = 2;
+  private static final int NUMBER = 3;
+  private static final int SINCE = 4;
+  private static final int LAST_SAMPLE = 5;
+  private static final int QUALITY = 6;
+
+  /** Bit 0: live since start; bit 1: the value is a bool; bit 2: that bool. */
+  private static final int FLAGS = 7;
+
+  private static final long LIVE_SINCE_START = 1;
+  private static final long IS_BOOL = 2;
+  private static final long BOOL_TRUE = 4;
+  private static final Quality[] QUALITIES = Quality.values();
 
   /**
    * The last sample of a point whose instant the epoch nanos cannot hold (past 2262, before 1677),
@@ -42,20 +66,11 @@ public final class PointTable {
   private final int slotMask;
   private final int slotShift;
 
-  /**
-   * Of each number point, three doubles: its range's bounds (infinite where it has none) and its
-   * deadband; the first is NaN for a point of another type. A sample of a number point is checked
-   * and compared from here, without reading its spec, its type or its range.
-   */
-  private final double[] numbers;
-
   public PointTable(Registry registry, Instant start) {
     List<PointSpec> all = registry.inOrder();
     specs = all.toArray(PointSpec[]::new);
     states = new PointState[specs.length];
-    liveSinceStart = new boolean[specs.length];
-    lastSampleAt = new long[specs.length];
-    java.util.Arrays.fill(lastSampleAt, NO_SAMPLE);
+    hot = new long[STRIDE * specs.length];
     int size = Integer.highestOneBit(Math.max(2, specs.length) * 2) * 2;
     slots = new long[size];
     ids = new String[specs.length];
@@ -69,19 +84,42 @@ public final class PointTable {
         s = (s + 1) & slotMask;
       }
       slots[s] = ((long) h << 32) | (i + 1);
-      states[i] = PointState.unknown(start);
-    }
-    numbers = new double[3 * specs.length];
-    for (int i = 0; i < specs.length; i++) {
       PointSpec spec = specs[i];
+      int b = STRIDE * i;
       boolean number = spec.type() instanceof PointType.Number;
-      numbers[3 * i] =
-          !number
-              ? Double.NaN
-              : spec.range().map(PointSpec.Range::min).orElse(Double.NEGATIVE_INFINITY);
-      numbers[3 * i + 1] = spec.range().map(PointSpec.Range::max).orElse(Double.POSITIVE_INFINITY);
-      numbers[3 * i + 2] = spec.deadband();
+      hot[b + MIN] =
+          bits(
+              !number
+                  ? Double.NaN
+                  : spec.range().map(PointSpec.Range::min).orElse(Double.NEGATIVE_INFINITY));
+      hot[b + MAX] = bits(spec.range().map(PointSpec.Range::max).orElse(Double.POSITIVE_INFINITY));
+      hot[b + DEADBAND] = bits(spec.deadband());
+      hot[b + LAST_SAMPLE] = NO_SAMPLE;
+      put(i, PointState.unknown(start));
     }
+  }
+
+  private static long bits(double d) {
+    return Double.doubleToRawLongBits(d);
+  }
+
+  private double doubleAt(int i, int field) {
+    return Double.longBitsToDouble(hot[STRIDE * i + field]);
+  }
+
+  /** Sets a point's state and its mirrors in {@link #hot}: every write of a state comes here. */
+  private void put(int i, PointState state) {
+    states[i] = state;
+    int b = STRIDE * i;
+    Value v = state.value();
+    hot[b + NUMBER] = bits(v instanceof Value.Num n ? n.value() : Double.NaN);
+    hot[b + SINCE] = EpochNanos.of(state.since());
+    hot[b + QUALITY] = state.quality().ordinal();
+    long flags = hot[b + FLAGS] & LIVE_SINCE_START;
+    if (v instanceof Value.Bool bool) {
+      flags |= bool.value() ? IS_BOOL | BOOL_TRUE : IS_BOOL;
+    }
+    hot[b + FLAGS] = flags;
   }
 
   public int size() {
@@ -133,6 +171,30 @@ public final class PointTable {
     return states[i];
   }
 
+  /** The point's number now, NaN when its value is no number: {@code state(i)}'s, without it. */
+  public double number(int i) {
+    return doubleAt(i, NUMBER);
+  }
+
+  /** The point's quality now: {@code state(i).quality()}, without the state. */
+  public Quality quality(int i) {
+    return QUALITIES[(int) hot[STRIDE * i + QUALITY]];
+  }
+
+  /** 1 when the point's value is true, 0 when false, -1 when it is no bool. */
+  public int truth(int i) {
+    long flags = hot[STRIDE * i + FLAGS];
+    return (flags & IS_BOOL) == 0 ? -1 : (flags & BOOL_TRUE) != 0 ? 1 : 0;
+  }
+
+  /**
+   * {@code state(i).since()} in epoch nanos, saturated past 2262 and before 1677 ({@link
+   * EpochNanos#exact} tells).
+   */
+  public long sinceNanos(int i) {
+    return hot[STRIDE * i + SINCE];
+  }
+
   public Optional<PointState> state(String pointId) {
     int i = indexOf(pointId);
     return i < 0 ? Optional.empty() : Optional.of(states[i]);
@@ -140,7 +202,12 @@ public final class PointTable {
 
   /** Whether the point has been live at least once since the core started (warmup needs it). */
   public boolean liveSinceStart(int i) {
-    return liveSinceStart[i];
+    return (hot[STRIDE * i + FLAGS] & LIVE_SINCE_START) != 0;
+  }
+
+  private void markLiveSinceStart(int i, boolean live) {
+    int f = STRIDE * i + FLAGS;
+    hot[f] = live ? hot[f] | LIVE_SINCE_START : hot[f] & ~LIVE_SINCE_START;
   }
 
   /**
@@ -154,16 +221,18 @@ public final class PointTable {
 
   /** Treats every point as live since start: a fixture that begins with a running core. */
   public void markAllLiveSinceStart() {
-    java.util.Arrays.fill(liveSinceStart, true);
+    for (int i = 0; i < specs.length; i++) {
+      markLiveSinceStart(i, true);
+    }
   }
 
   /** The point's last sample in epoch nanos, or {@link #NO_SAMPLE}. */
   public long lastSampleNanos(int i) {
-    return lastSampleAt[i];
+    return hot[STRIDE * i + LAST_SAMPLE];
   }
 
   public Optional<Instant> lastSampleAt(int i) {
-    long at = lastSampleAt[i];
+    long at = lastSampleNanos(i);
     if (at == NO_SAMPLE) {
       return Optional.empty();
     }
@@ -172,7 +241,7 @@ public final class PointTable {
 
   private void recordSample(int i, Instant at) {
     long nanos = EpochNanos.of(at);
-    lastSampleAt[i] = nanos;
+    hot[STRIDE * i + LAST_SAMPLE] = nanos;
     if (!EpochNanos.exact(nanos)) {
       beyond()[i] = at;
     }
@@ -194,10 +263,10 @@ public final class PointTable {
     for (int i = 0; i < specs.length; i++) {
       int j = previous.indexOf(specs[i].id());
       if (j >= 0 && keep.test(specs[i].id())) {
-        states[i] = previous.states[j];
-        liveSinceStart[i] = previous.liveSinceStart[j];
-        lastSampleAt[i] = previous.lastSampleAt[j];
-        if (!EpochNanos.exact(lastSampleAt[i])) {
+        put(i, previous.states[j]);
+        markLiveSinceStart(i, previous.liveSinceStart(j));
+        hot[STRIDE * i + LAST_SAMPLE] = previous.lastSampleNanos(j);
+        if (!EpochNanos.exact(lastSampleNanos(i))) {
           beyond()[i] = previous.lastSampleBeyond[j];
         }
       }
@@ -207,7 +276,7 @@ public final class PointTable {
   /** Puts back a value kept from before a restart, with quality restored; never a transition. */
   public void restore(String pointId, Value value, Instant at) {
     int i = requireIndex(pointId);
-    states[i] = new PointState(value, Quality.RESTORED, at);
+    put(i, new PointState(value, Quality.RESTORED, at));
   }
 
   /**
@@ -233,20 +302,23 @@ public final class PointTable {
    * null for none. For the derived layer, which writes a value per settle.
    */
   public Transition applyOrNull(int i, Value value, Quality quality, Instant at) {
-    double min = numbers[3 * i];
+    double min = doubleAt(i, MIN);
     if (value instanceof Value.Num n && !Double.isNaN(min) && Double.isFinite(n.value())) {
-      // A number point's number: the checks below, from the table's own copy of its spec.
+      // A number point's number: the checks below, from the table's own copy of its spec, and the
+      // previous number from its mirror (the state object is read only when there was none).
       double v = n.value();
-      if (quality == Quality.LIVE && !(v >= min && v <= numbers[3 * i + 1])) {
+      if (quality == Quality.LIVE && !(v >= min && v <= doubleAt(i, MAX))) {
         quality = Quality.BAD;
       }
       recordSample(i, at);
-      PointState previous = states[i];
+      double before = number(i);
       boolean valueChanged =
-          previous.value() instanceof Value.Num p
-              ? numberMoved(numbers[3 * i + 2], Math.abs(v - p.value()))
-              : !previous.value().equals(value);
-      return transitionOrNull(i, previous, valueChanged, value, quality, at);
+          !Double.isNaN(before)
+              ? numberMoved(doubleAt(i, DEADBAND), Math.abs(v - before))
+              : states[i].value() instanceof Value.Num p
+                  ? numberMoved(doubleAt(i, DEADBAND), Math.abs(v - p.value()))
+                  : !states[i].value().equals(value);
+      return transitionOrNull(i, valueChanged, value, quality, at);
     }
     PointSpec spec = specs[i];
     if (value.isPresent() && !spec.type().accepts(value)) {
@@ -257,23 +329,22 @@ public final class PointTable {
       quality = Quality.BAD;
     }
     recordSample(i, at);
-    PointState previous = states[i];
-    return transitionOrNull(
-        i, previous, valueChanged(spec, previous.value(), value), value, quality, at);
+    return transitionOrNull(i, valueChanged(spec, states[i].value(), value), value, quality, at);
   }
 
   /** The rest of {@link #applyOrNull} once the value's change is known. */
   private Transition transitionOrNull(
-      int i, PointState previous, boolean valueChanged, Value value, Quality quality, Instant at) {
-    boolean qualityChanged = previous.quality() != quality;
+      int i, boolean valueChanged, Value value, Quality quality, Instant at) {
+    boolean qualityChanged = quality(i) != quality;
     if (quality == Quality.LIVE && countLive) {
-      liveSinceStart[i] = true;
+      markLiveSinceStart(i, true);
     }
     if (!valueChanged && !qualityChanged) {
       return null;
     }
+    PointState previous = states[i];
     PointState current = new PointState(valueChanged ? value : previous.value(), quality, at);
-    states[i] = current;
+    put(i, current);
     return new Transition(ids[i], previous, current, valueChanged, qualityChanged);
   }
 
@@ -287,7 +358,7 @@ public final class PointTable {
       return Optional.empty();
     }
     PointState current = new PointState(previous.value(), quality, at);
-    states[i] = current;
+    put(i, current);
     return Optional.of(new Transition(specs[i].id(), previous, current, false, true));
   }
 
