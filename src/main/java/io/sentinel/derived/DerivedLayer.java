@@ -185,13 +185,12 @@ public final class DerivedLayer {
       Transition tr = caused[k];
       if (readers[p].length > 0) {
         Sample s = samples.get(k);
-        PointState now = points.state(p);
         stepUpdates.add(
             p,
             new Update(
                 0,
-                s.value().isPresent() ? s.value() : now.value(),
-                now.quality(),
+                s.value().isPresent() ? s.value() : points.state(p).value(),
+                points.quality(p),
                 tr != null && tr.valueChanged(),
                 true,
                 t));
@@ -204,7 +203,7 @@ public final class DerivedLayer {
     }
     IntHeap affected = this.affected;
 
-    while (!timers.isEmpty() && !timers.peekDue().isAfter(t)) {
+    while (timers.dueBy(t)) {
       Instant due = timers.peekDue();
       int target = timers.peekTarget();
       timers.poll();

@@ -19,6 +19,15 @@ final class TimerHeap {
     return size == 0;
   }
 
+  /** Whether the earliest entry is due by {@code t}: not after it, read from the primitives. */
+  boolean dueBy(Instant t) {
+    if (size == 0) {
+      return false;
+    }
+    long sec = t.getEpochSecond();
+    return seconds[0] < sec || seconds[0] == sec && nanos[0] <= t.getNano();
+  }
+
   Instant peekDue() {
     return dues[0];
   }

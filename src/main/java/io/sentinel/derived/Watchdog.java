@@ -125,7 +125,7 @@ final class Watchdog {
     if (last == PointTable.NO_SAMPLE) {
       return;
     }
-    Quality q = points.state(p).quality();
+    Quality q = points.quality(p);
     long now = EpochNanos.of(t);
     if (nanos(p, last, now)) {
       long next =
@@ -165,7 +165,7 @@ final class Watchdog {
     if (last == PointTable.NO_SAMPLE) {
       return Optional.empty();
     }
-    Quality q = points.state(p).quality();
+    Quality q = points.quality(p);
     boolean unavailable;
     boolean stale;
     long now = EpochNanos.of(t);

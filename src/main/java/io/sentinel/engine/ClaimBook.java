@@ -106,12 +106,14 @@ final class ClaimBook {
       return false;
     }
     Rule rule = r.rule;
-    Value want = desired.isEmpty() ? null : desired.get(point);
+    Value want = desired == r.whenTrue ? r.soleWant : desired.isEmpty() ? null : desired.get(point);
     ClaimSlot slot = slotOf(r, point);
     if (want == null) {
       if (before != null) {
         r.letGo(point);
-        r.expiry.remove(point);
+        if (r.expires) {
+          r.expiry.remove(point); // else empty for good: not even read
+        }
         Arbiter.Table table = slot.existing();
         if (table != null) {
           arbiter.release(table, rule.id());

@@ -53,6 +53,7 @@ final class RulePolicy {
   /** Works out the claims a rule holds in each state, once. */
   static void prepare(RuleRuntime r) {
     r.whenTrue = ruleClaims(r.rule);
+    r.soleWant = r.soleClaimPoint == null ? null : r.whenTrue.get(r.soleClaimPoint);
     r.onLoss = lossClaims(r.rule);
     r.failSafe = r.rule.isFailSafe() ? failSafeClaims(r.rule) : Map.of();
   }

@@ -73,6 +73,9 @@ final class RuleRuntime implements io.sentinel.expr.Inputs {
   /** The claims the rule holds when its condition is true, on input loss, as a fail-safe. */
   Map<String, Value> whenTrue;
 
+  /** Of a rule of one claim, {@code whenTrue.get(soleClaimPoint)}, read without the map. */
+  Value soleWant;
+
   Map<String, Value> onLoss;
   Map<String, Value> failSafe;
 

@@ -32,12 +32,13 @@ public final class PointTable {
   private static final int LAST_SAMPLE = 5;
   private static final int QUALITY = 6;
 
-  /** Bit 0: live since start; bit 1: the value is a bool; bit 2: that bool. */
+  /** Bit 0: live since start; bit 1: the value is a bool; bit 2: that bool; bit 3: a bool point. */
   private static final int FLAGS = 7;
 
   private static final long LIVE_SINCE_START = 1;
   private static final long IS_BOOL = 2;
   private static final long BOOL_TRUE = 4;
+  private static final long BOOL_POINT = 8;
   private static final Quality[] QUALITIES = Quality.values();
 
   /**
@@ -95,6 +96,7 @@ public final class PointTable {
       hot[b + MAX] = bits(spec.range().map(PointSpec.Range::max).orElse(Double.POSITIVE_INFINITY));
       hot[b + DEADBAND] = bits(spec.deadband());
       hot[b + LAST_SAMPLE] = NO_SAMPLE;
+      hot[b + FLAGS] = spec.type() instanceof PointType.Bool ? BOOL_POINT : 0;
       put(i, PointState.unknown(start));
     }
   }
@@ -115,7 +117,7 @@ public final class PointTable {
     hot[b + NUMBER] = bits(v instanceof Value.Num n ? n.value() : Double.NaN);
     hot[b + SINCE] = EpochNanos.of(state.since());
     hot[b + QUALITY] = state.quality().ordinal();
-    long flags = hot[b + FLAGS] & LIVE_SINCE_START;
+    long flags = hot[b + FLAGS] & (LIVE_SINCE_START | BOOL_POINT);
     if (v instanceof Value.Bool bool) {
       flags |= bool.value() ? IS_BOOL | BOOL_TRUE : IS_BOOL;
     }
@@ -319,6 +321,11 @@ public final class PointTable {
                   ? numberMoved(doubleAt(i, DEADBAND), Math.abs(v - p.value()))
                   : !states[i].value().equals(value);
       return transitionOrNull(i, valueChanged, value, quality, at);
+    }
+    if (value instanceof Value.Bool b && (hot[STRIDE * i + FLAGS] & BOOL_POINT) != 0) {
+      // A bool point's bool: accepted and in range; whether it changed, from the mirror.
+      recordSample(i, at);
+      return transitionOrNull(i, truth(i) != (b.value() ? 1 : 0), value, quality, at);
     }
     PointSpec spec = specs[i];
     if (value.isPresent() && !spec.type().accepts(value)) {
