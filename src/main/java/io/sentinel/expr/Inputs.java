@@ -2,7 +2,6 @@ package io.sentinel.expr;
 
 import io.sentinel.point.PointState;
 import io.sentinel.point.Quality;
-import io.sentinel.point.Value;
 
 /**
  * The current state of a rule's inputs, by slot: slot i is the i-th input given to {@link
@@ -14,12 +13,12 @@ public interface Inputs {
 
   /** The number in {@code slot}, NaN when it holds none; an engine reads it without the state. */
   default double number(int slot) {
-    return state(slot).value() instanceof Value.Num n ? n.value() : Double.NaN;
+    return state(slot).value().number();
   }
 
   /** 1 when {@code slot} holds true, 0 when false, -1 when it holds no bool. */
   default int truth(int slot) {
-    return state(slot).value() instanceof Value.Bool b ? (b.value() ? 1 : 0) : -1;
+    return state(slot).value().truth();
   }
 
   default Quality quality(int slot) {

@@ -114,12 +114,13 @@ public final class PointTable {
     states[i] = state;
     int b = STRIDE * i;
     Value v = state.value();
-    hot[b + NUMBER] = bits(v instanceof Value.Num n ? n.value() : Double.NaN);
+    hot[b + NUMBER] = bits(v.number());
     hot[b + SINCE] = EpochNanos.of(state.since());
     hot[b + QUALITY] = state.quality().ordinal();
     long flags = hot[b + FLAGS] & (LIVE_SINCE_START | BOOL_POINT);
-    if (v instanceof Value.Bool bool) {
-      flags |= bool.value() ? IS_BOOL | BOOL_TRUE : IS_BOOL;
+    int truth = v.truth();
+    if (truth >= 0) {
+      flags |= truth == 1 ? IS_BOOL | BOOL_TRUE : IS_BOOL;
     }
     hot[b + FLAGS] = flags;
   }

@@ -25,6 +25,16 @@ public sealed interface Value {
     return !(this instanceof Absent);
   }
 
+  /** The number this value holds, NaN when it holds none: how rules and the point table read it. */
+  default double number() {
+    return this instanceof Num n ? n.value() : Double.NaN;
+  }
+
+  /** 1 when this value is true, 0 when false, -1 when it is no bool. */
+  default int truth() {
+    return this instanceof Bool b ? (b.value() ? 1 : 0) : -1;
+  }
+
   /** The value as JSON would carry it: a boolean, a number, a string or null. */
   Object toPlain();
 
