@@ -41,6 +41,11 @@ public final class DerivedLayer {
   /** The due instant of each derived point's pending timer, if any. */
   private final Instant[] scheduledDue;
 
+  /** {@link #scheduledDue} as primitives ({@link Long#MIN_VALUE}: none), read by the timer loop. */
+  private final long[] scheduledSecond;
+
+  private final int[] scheduledNano;
+
   private final TimerHeap timers = new TimerHeap();
   private final Watchdog watchdog;
   private final List<Firing> firings = new ArrayList<>();
@@ -74,6 +79,9 @@ public final class DerivedLayer {
     states = new KindState[n];
     generation = new long[n];
     scheduledDue = new Instant[n];
+    scheduledSecond = new long[n];
+    Arrays.fill(scheduledSecond, Long.MIN_VALUE);
+    scheduledNano = new int[n];
     seq = new long[n];
     queued = new boolean[n];
     contexts = new KindState.Context[n];
@@ -119,18 +127,28 @@ public final class DerivedLayer {
 
   /** {@link #nextDue()} without the {@code Optional}: null for never. */
   public Instant nextDueOrNull() {
-    while (!timers.isEmpty() && !live(timers.peekDue(), timers.peekTarget())) {
+    while (!timers.isEmpty() && !headLive()) {
       timers.poll();
     }
-    return timers.isEmpty() ? null : timers.peekDue();
+    if (timers.isEmpty()) {
+      return null;
+    }
+    int target = timers.peekTarget();
+    return target >= 0 ? scheduledDue[target] : watchdog.due(Watchdog.pointOf(target));
   }
 
-  /** Whether a timer is still the pending one of its target (a moved one leaves a stale entry). */
-  private boolean live(Instant due, int target) {
+  /**
+   * Whether the earliest timer is still the pending one of its target (a moved one leaves a stale
+   * entry): for a derived point the one {@link #scheduleState} set last, which is its state's due
+   * instant until it fires.
+   */
+  private boolean headLive() {
+    int target = timers.peekTarget();
     if (target >= 0) {
-      return due.equals(states[target].due);
+      return scheduledSecond[target] == timers.peekSecond()
+          && scheduledNano[target] == timers.peekNano();
     }
-    return watchdog.live(due, Watchdog.pointOf(target));
+    return watchdog.live(timers.peekSecond(), timers.peekNano(), Watchdog.pointOf(target));
   }
 
   /** The firings since the last call. */
@@ -204,14 +222,14 @@ public final class DerivedLayer {
     IntHeap affected = this.affected;
 
     while (timers.dueBy(t)) {
-      Instant due = timers.peekDue();
+      boolean live = headLive();
       int target = timers.peekTarget();
       timers.poll();
-      if (!live(due, target)) {
+      if (!live) {
         continue;
       }
       if (target >= 0) {
-        scheduledDue[target] = null;
+        unschedule(target);
         enqueue(affected, target);
       } else {
         int p = Watchdog.pointOf(target);
@@ -326,13 +344,25 @@ public final class DerivedLayer {
     };
   }
 
-  /** A new timer only when the due instant moved: the pending one is still good otherwise. */
+  /**
+   * A new timer only when the due instant moved: the pending one is still good otherwise. A state
+   * with no due instant has no pending timer (its entry, if any, is left stale).
+   */
   private void scheduleState(int d) {
     Instant due = states[d].due;
-    if (due != null && !due.equals(scheduledDue[d])) {
+    if (due == null) {
+      unschedule(d);
+    } else if (!due.equals(scheduledDue[d])) {
       timers.add(due, d);
       scheduledDue[d] = due;
+      scheduledSecond[d] = due.getEpochSecond();
+      scheduledNano[d] = due.getNano();
     }
+  }
+
+  private void unschedule(int d) {
+    scheduledDue[d] = null;
+    scheduledSecond[d] = Long.MIN_VALUE;
   }
 
   /** Every derived point's state as JSON: hash, generation, firing sequence and kind state. */

@@ -76,9 +76,18 @@ final class Watchdog {
     return -1 - target;
   }
 
-  /** Whether {@code at} is still point {@code p}'s pending check (a moved one leaves an entry). */
-  boolean live(Instant at, int p) {
-    return at.equals(due[p]);
+  /**
+   * Whether the instant {@code second}, {@code nano} is still point {@code p}'s pending check (a
+   * moved one leaves an entry).
+   */
+  boolean live(long second, int nano, int p) {
+    Instant pending = due[p];
+    return pending != null && pending.getEpochSecond() == second && pending.getNano() == nano;
+  }
+
+  /** Point {@code p}'s pending check, or null. */
+  Instant due(int p) {
+    return due[p];
   }
 
   boolean pending(int p) {
