@@ -110,7 +110,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * <p>JVM: a fixed, pre-touched 2 GB heap. Without it the first passes that run in newly committed
  * eden regions pay the kernel's first-touch page faults: in a first run the pass time jumped from
  * about 40 µs to 160 µs for seconds at a time, each time the heap grew, and G1's young pauses took
- * 20 to 90 ms instead of 3 to 6 ms. A gateway runs with a fixed heap for the same reason.
+ * 20 to 90 ms instead of 3 to 6 ms. A gateway runs with a fixed heap for the same reason. The
+ * collector is the gateway's, the serial one ({@code src/main/jvm/edge.options}): G1, the JVM's
+ * default, adds a barrier with a fence to every reference stored into a long-lived object, which
+ * the gateway never pays (docs/benchmarks.md, session 12, quotes both). To measure under G1, give
+ * all four again: {@code -jvmArgsAppend "-Xms2g -Xmx2g -XX:+AlwaysPreTouch -XX:+UseG1GC"}.
  *
  * <p>Limits: the stream is time-compressed. With 100 samples per millisecond over about 2,300
  * inputs, each input changes about every 23 ms of engine time (44 Hz), and a rule with three
@@ -125,7 +129,7 @@ import org.openjdk.jmh.infra.Blackhole;
  */
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"})
+    jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 3)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
