@@ -38,10 +38,10 @@ public final class DerivedLayer {
   private final long[] generation;
   private final long[] seq;
 
-  /** The due instant of each derived point's pending timer, if any. */
-  private final Instant[] scheduledDue;
-
-  /** {@link #scheduledDue} as primitives ({@link Long#MIN_VALUE}: none), read by the timer loop. */
+  /**
+   * The due instant of each derived point's pending timer as seconds ({@link Long#MIN_VALUE}: none)
+   * and nanos, so that the timer loop tells a live timer from primitives.
+   */
   private final long[] scheduledSecond;
 
   private final int[] scheduledNano;
@@ -78,7 +78,6 @@ public final class DerivedLayer {
     inputsOf = new int[n][];
     states = new KindState[n];
     generation = new long[n];
-    scheduledDue = new Instant[n];
     scheduledSecond = new long[n];
     Arrays.fill(scheduledSecond, Long.MIN_VALUE);
     scheduledNano = new int[n];
@@ -134,7 +133,8 @@ public final class DerivedLayer {
       return null;
     }
     int target = timers.peekTarget();
-    return target >= 0 ? scheduledDue[target] : watchdog.due(Watchdog.pointOf(target));
+    // A live timer is its target's due instant (scheduleState keeps the two the same).
+    return target >= 0 ? states[target].due : watchdog.due(Watchdog.pointOf(target));
   }
 
   /**
@@ -352,16 +352,14 @@ public final class DerivedLayer {
     Instant due = states[d].due;
     if (due == null) {
       unschedule(d);
-    } else if (!due.equals(scheduledDue[d])) {
+    } else if (due.getEpochSecond() != scheduledSecond[d] || due.getNano() != scheduledNano[d]) {
       timers.add(due, d);
-      scheduledDue[d] = due;
       scheduledSecond[d] = due.getEpochSecond();
       scheduledNano[d] = due.getNano();
     }
   }
 
   private void unschedule(int d) {
-    scheduledDue[d] = null;
     scheduledSecond[d] = Long.MIN_VALUE;
   }
 

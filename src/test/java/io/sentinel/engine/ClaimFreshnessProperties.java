@@ -6,9 +6,6 @@ import io.sentinel.point.PointTable;
 import io.sentinel.point.Quality;
 import io.sentinel.point.Sample;
 import io.sentinel.point.Value;
-import io.sentinel.rule.RuleSet;
-import io.sentinel.site.Site;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -16,7 +13,6 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
  * The freshness a rule's claims are arbitrated by, worked out from the point table's epoch nanos
@@ -25,23 +21,10 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * exactly when it did.
  */
 class ClaimFreshnessProperties {
-  private static RuleSet ruleSet;
-
-  @BeforeContainer
-  static void load() {
-    ruleSet =
-        Site.load(Path.of("src/test/resources/sites/semantics")).site().orElseThrow().ruleSet();
-  }
-
   @Property(tries = 300)
   void theNanosPathSaysWhatTheInstantsSay(@ForAll("stamps") List<Long> seconds) {
     // zone-valve-on-demand reads zone.demand (bool) and zone.outside-temp (number).
-    RuleRuntime r =
-        ruleSet.rules().stream()
-            .filter(x -> x.id().equals("zone-valve-on-demand"))
-            .findFirst()
-            .map(rule -> new RuleRuntime(rule, 0, new PointTable(ruleSet.registry(), START), 600))
-            .orElseThrow();
+    RuleRuntime r = SemanticsSite.runtime(SemanticsSite.rule("zone-valve-on-demand"), 600);
     PointTable points = r.points;
     boolean flip = false;
     for (long second : seconds) {
@@ -57,8 +40,6 @@ class ClaimFreshnessProperties {
       assertThat(moved).isEqualTo(!before.equals(r.freshness()));
     }
   }
-
-  private static final Instant START = Instant.parse("2026-03-29T00:30:00Z");
 
   @Provide
   Arbitrary<List<Long>> stamps() {

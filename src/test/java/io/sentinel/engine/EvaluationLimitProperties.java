@@ -2,11 +2,6 @@ package io.sentinel.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sentinel.point.PointTable;
-import io.sentinel.rule.RuleSet;
-import io.sentinel.site.Site;
-import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -15,7 +10,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
  * The evaluation limit (seed 000, loop protection) counts exactly: an evaluation is refused when
@@ -25,26 +19,15 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * from sparse to bursts denser than the limit, with resets (an operator's resume) among them.
  */
 class EvaluationLimitProperties {
-  private static final Instant START = Instant.parse("2026-03-29T00:30:00Z");
-  private static RuleSet ruleSet;
-
-  @BeforeContainer
-  static void load() {
-    ruleSet =
-        Site.load(Path.of("src/test/resources/sites/semantics")).site().orElseThrow().ruleSet();
-  }
-
   @Property(tries = 300)
   void theRingRefusesExactlyWhatTheDefinitionRefuses(
       @ForAll @IntRange(min = 1, max = 80) int limit,
       @ForAll @IntRange(min = 1, max = 2000) int windowMillis,
       @ForAll("gaps") List<Long> gapsMillis) {
-    RuleRuntime r =
-        new RuleRuntime(
-            ruleSet.rules().get(0), 0, new PointTable(ruleSet.registry(), START), limit);
+    RuleRuntime r = SemanticsSite.runtime(SemanticsSite.ruleSet().rules().get(0), limit);
     long window = windowMillis * 1_000_000L;
     List<Long> accepted = new ArrayList<>();
-    long t = START.getEpochSecond() * 1_000_000_000L;
+    long t = SemanticsSite.START.getEpochSecond() * 1_000_000_000L;
     for (long gap : gapsMillis) {
       if (gap < 0) {
         // A resume: the count starts afresh.
