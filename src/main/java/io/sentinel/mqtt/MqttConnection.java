@@ -322,6 +322,7 @@ public final class MqttConnection {
    * (docs/live.md).
    */
   private void onConnected(boolean sessionPresent) {
+    FlushBatching.install(session.config());
     if (subscribed.compareAndSet(false, true)) {
       session.subscribe(filters);
     }

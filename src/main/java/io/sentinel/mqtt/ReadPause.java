@@ -27,8 +27,7 @@ final class ReadPause {
   /** Returns whether a connected channel was there to pause or resume. */
   static boolean apply(Object clientConfig, boolean pause) {
     try {
-      MqttClientConnectionConfig connection = internal(clientConfig).getRawConnectionConfig();
-      Channel channel = connection == null ? null : connection.getChannel();
+      Channel channel = channel(clientConfig);
       if (channel == null) {
         return false;
       }
@@ -60,6 +59,12 @@ final class ReadPause {
       return task -> false;
     }
     return config::executeInEventLoop;
+  }
+
+  /** The connected channel under the client's config; null while none is connected. */
+  static Channel channel(Object clientConfig) throws ReflectiveOperationException {
+    MqttClientConnectionConfig connection = internal(clientConfig).getRawConnectionConfig();
+    return connection == null ? null : connection.getChannel();
   }
 
   private static MqttClientConfig internal(Object clientConfig)
