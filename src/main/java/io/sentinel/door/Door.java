@@ -92,6 +92,11 @@ public final class Door {
     return s;
   }
 
+  /** Whether {@link #line} takes {@code s}, without building its refusal (a hot path's check). */
+  public static boolean isLine(String s) {
+    return firstBad(s, false) < 0;
+  }
+
   /** The first flaw of {@link #line}, if any, without throwing (for a caller that counts). */
   public static Optional<String> lineFlaw(String s) {
     int i = firstBad(s, false);

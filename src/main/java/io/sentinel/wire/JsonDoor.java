@@ -60,7 +60,7 @@ public final class JsonDoor {
       if (first == null) {
         throw new Refusal(Flaw.UNREADABLE_JSON, "", "empty: no JSON value");
       }
-      Object value = value(p, first, "$", 0);
+      Object value = value(p, first, "$", null, -1, 0);
       if (p.nextToken() != null) {
         throw new Refusal(
             Flaw.UNREADABLE_JSON,
@@ -91,34 +91,49 @@ public final class JsonDoor {
     }
   }
 
-  private static Object value(JsonParser p, JsonToken t, String path, int depth)
+  /**
+   * The value at {@code parent} then {@code key} (or {@code [index]}, or nothing when both are
+   * absent). A sample's payload is read for every message, so its path is only put together when it
+   * is needed: for a refusal, or to go into an object or array.
+   */
+  private static Object value(
+      JsonParser p, JsonToken t, String parent, String key, int index, int depth)
       throws IOException {
     switch (t) {
       case START_OBJECT:
-        deep(path, depth);
-        JsonObject o = new JsonObject();
-        for (JsonToken k = p.nextToken(); k != JsonToken.END_OBJECT; k = p.nextToken()) {
-          String name = Door.line(p.currentName(), path + " (a key)");
-          String at = path + "." + name;
-          o.put(name, value(p, p.nextToken(), at, depth + 1));
+        {
+          String path = at(parent, key, index);
+          deep(path, depth);
+          JsonObject o = new JsonObject();
+          for (JsonToken k = p.nextToken(); k != JsonToken.END_OBJECT; k = p.nextToken()) {
+            String name = p.currentName();
+            if (!Door.isLine(name)) {
+              Door.line(name, path + " (a key)");
+            }
+            o.put(name, value(p, p.nextToken(), path, name, -1, depth + 1));
+          }
+          return o;
         }
-        return o;
       case START_ARRAY:
-        deep(path, depth);
-        JsonArray a = new JsonArray();
-        for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
-          a.add(value(p, e, path + "[" + a.size() + "]", depth + 1));
+        {
+          String path = at(parent, key, index);
+          deep(path, depth);
+          JsonArray a = new JsonArray();
+          for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+            a.add(value(p, e, path, null, a.size(), depth + 1));
+          }
+          return a;
         }
-        return a;
       case VALUE_STRING:
-        return Door.line(p.getText(), path);
+        String text = p.getText();
+        return Door.isLine(text) ? text : Door.line(text, at(parent, key, index));
       case VALUE_NUMBER_INT:
         if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-          return finite(p.getBigIntegerValue().doubleValue(), p, path);
+          return finite(p.getBigIntegerValue().doubleValue(), p, parent, key, index);
         }
         return p.getNumberValue();
       case VALUE_NUMBER_FLOAT:
-        return finite(p.getDoubleValue(), p, path);
+        return finite(p.getDoubleValue(), p, parent, key, index);
       case VALUE_TRUE:
         return Boolean.TRUE;
       case VALUE_FALSE:
@@ -126,8 +141,13 @@ public final class JsonDoor {
       case VALUE_NULL:
         return null;
       default:
-        throw new Refusal(Flaw.UNREADABLE_JSON, path, "unexpected " + t);
+        throw new Refusal(Flaw.UNREADABLE_JSON, at(parent, key, index), "unexpected " + t);
     }
+  }
+
+  /** A JSON path such as {@code $.values[2]}. */
+  private static String at(String parent, String key, int index) {
+    return key != null ? parent + "." + key : index >= 0 ? parent + "[" + index + "]" : parent;
   }
 
   private static void deep(String path, int depth) {
@@ -137,10 +157,11 @@ public final class JsonDoor {
   }
 
   /** The number's digits go into the refusal only when there is one: most numbers are finite. */
-  private static double finite(double d, JsonParser p, String path) throws IOException {
+  private static double finite(double d, JsonParser p, String parent, String key, int index)
+      throws IOException {
     return Double.isFinite(d)
         ? d
-        : Door.finite(d, path, " (" + Door.printable(p.getText(), 24) + ")");
+        : Door.finite(d, at(parent, key, index), " (" + Door.printable(p.getText(), 24) + ")");
   }
 
   private static String firstLine(JsonProcessingException e) {
