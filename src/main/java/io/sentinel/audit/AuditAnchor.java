@@ -30,14 +30,14 @@ public record AuditAnchor(
 
   /** The canonical JSON of every field but the signature. */
   public String signedText() {
-    return CanonicalJson.text(CanonicalJson.tree(signedFields()));
+    return CanonicalJson.textOf(signedFields());
   }
 
   /** The anchor as published: canonical JSON, signature included. */
   public String json() {
     Map<String, Object> m = signedFields();
     m.put("signature", signature);
-    return CanonicalJson.text(CanonicalJson.tree(m));
+    return CanonicalJson.textOf(m);
   }
 
   private Map<String, Object> signedFields() {

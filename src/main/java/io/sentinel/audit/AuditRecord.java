@@ -15,9 +15,8 @@ public record AuditRecord(long seq, AuditEntry entry, String previousHash, Strin
 
   /** Chains an entry after the record whose hash is {@code previousHash}. */
   public static AuditRecord seal(long seq, AuditEntry entry, String previousHash) {
-    ObjectNode body = body(seq, entry, previousHash);
-    return new AuditRecord(
-        seq, entry, previousHash, CanonicalJson.sha256(CanonicalJson.text(body)));
+    ObjectNode body = body(seq, entry, previousHash); // canonical already: CanonicalJson.tree
+    return new AuditRecord(seq, entry, previousHash, CanonicalJson.sha256(body.toString()));
   }
 
   /** The record as one canonical NDJSON line, hash included. */

@@ -30,6 +30,11 @@ public final class CanonicalJson {
     return sorted(node).toString();
   }
 
+  /** {@code text(tree(value))}, without sorting the sorted tree a second time. */
+  public static String textOf(Object value) {
+    return tree(value).toString();
+  }
+
   public static String sha256(String text) {
     try {
       MessageDigest md = MessageDigest.getInstance("SHA-256");

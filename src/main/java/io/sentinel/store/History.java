@@ -234,7 +234,7 @@ public final class History {
     m.put("detail", tree(r.getString("de")));
     m.put("previous_hash", r.getString("previous_hash"));
     m.put("hash", r.getString("hash"));
-    return io.sentinel.audit.CanonicalJson.text(io.sentinel.audit.CanonicalJson.tree(m));
+    return io.sentinel.audit.CanonicalJson.textOf(m);
   }
 
   private static Object tree(String json) {

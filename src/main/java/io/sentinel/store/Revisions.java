@@ -71,7 +71,7 @@ public final class Revisions {
   }
 
   public static String hashOf(Map<String, String> files) {
-    return CanonicalJson.sha256(CanonicalJson.text(CanonicalJson.tree(files)));
+    return CanonicalJson.sha256(CanonicalJson.textOf(files));
   }
 
   /**
