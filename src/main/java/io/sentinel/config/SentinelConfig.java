@@ -269,6 +269,13 @@ public interface SentinelConfig {
      */
     @WithDefault("60s")
     Duration stuckAfter();
+
+    /**
+     * At most one sync of the journal this often, when the broker's window is large (MQTT 5 with a
+     * Receive Maximum of at least 1,000); otherwise each pass syncs at once (docs/persistence.md).
+     */
+    @WithDefault("5ms")
+    Duration syncEvery();
   }
 
   /** Audit anchors (docs/persistence.md, "Audit anchors"). */

@@ -152,6 +152,7 @@ public class Gateway {
     store = GatewayStore.opened(opening);
     ingest.matchAgainst(Redelivery.from(store::redeliveryTail));
     JournalMetrics.register(meterRegistry, store.journal());
+    store.journal().syncAtMostEvery(broker.journalSyncEvery(config));
     active = GatewayStore.startingRevision(store, site, topics, loaded.problems(), started);
     commandDriver = fenced(new JournaledDriver(driver, store.journal(), metrics));
     gpio = GatewayGpio.open(this, outcomes).orElse(null);

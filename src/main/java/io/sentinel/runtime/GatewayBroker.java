@@ -6,6 +6,7 @@ import io.sentinel.mqtt.MqttConnection;
 import io.sentinel.mqtt.Topics;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Optional;
 import org.jboss.logging.Logger;
 
@@ -57,10 +58,25 @@ final class GatewayBroker implements AutoCloseable {
         config.reconnectInitial(),
         config.reconnectMax(),
         config.offlineEvents(),
-        // Moquette speaks 3.1.1 only (docs/runtime.md, "The embedded broker").
-        embedded.isPresent() ? 3 : config.version(),
+        version(config),
         config.receiveMaximum(),
         config.caFile().filter(f -> !f.isBlank()).map(java.nio.file.Path::of));
+  }
+
+  /** The MQTT version spoken to this broker: Moquette speaks 3.1.1 only (docs/runtime.md). */
+  int version(SentinelConfig.Mqtt config) {
+    return embedded.isPresent() ? 3 : config.version();
+  }
+
+  /**
+   * How often the journal syncs at most: a PUBACK waits up to this for its pass's sync, so only a
+   * window that holds thousands of messages (MQTT 5's Receive Maximum) takes the wait; 3.1.1's
+   * window (20 on a default Mosquitto, 10 on Moquette) over a few milliseconds would cap ingest.
+   */
+  Duration journalSyncEvery(SentinelConfig config) {
+    return version(config.mqtt()) == 5 && config.mqtt().receiveMaximum() >= 1_000
+        ? config.journal().syncEvery()
+        : Duration.ZERO;
   }
 
   @Override

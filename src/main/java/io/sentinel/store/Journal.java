@@ -324,6 +324,11 @@ public final class Journal implements AutoCloseable {
     return recovered.tail();
   }
 
+  /** At most one sync every {@code every}: {@link GroupCommit#syncAtMostEvery}. */
+  public void syncAtMostEvery(Duration every) {
+    commit.syncAtMostEvery(every);
+  }
+
   public JournalStats stats() {
     GroupCommit.Stats c = commit.stats();
     return new JournalStats(

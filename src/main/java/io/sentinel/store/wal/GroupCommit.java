@@ -1,11 +1,13 @@
 package io.sentinel.store.wal;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.jboss.logging.Logger;
 
 /**
@@ -61,6 +63,8 @@ public final class GroupCommit<T> implements AutoCloseable {
   private final Listener listener;
   private final Thread thread;
   private long syncedMark = Long.MIN_VALUE;
+  private volatile long syncEveryNanos;
+  private long lastSyncStart = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
   private boolean appendedSinceSync;
   private volatile Position durableEnd;
   private volatile boolean running = true;
@@ -102,6 +106,16 @@ public final class GroupCommit<T> implements AutoCloseable {
     return new Stats(syncs.get(), syncNanos.get(), maxSyncNanos, records, bytes);
   }
 
+  /**
+   * At most one sync every {@code every} (zero: each batch syncs at once). The first record after a
+   * sync waits out the rest of it, and what queues meanwhile shares the next sync: at 2,000
+   * samples/s a sync a millisecond, each with its wake-ups, had been a third of the gateway's CPU
+   * (docs/load.md, session 13). Its price is the wait, in each acknowledgement.
+   */
+  public void syncAtMostEvery(Duration every) {
+    syncEveryNanos = every.toNanos();
+  }
+
   private void run() {
     List<T> batch = new ArrayList<>();
     while (running || !queue.isEmpty()) {
@@ -109,6 +123,10 @@ public final class GroupCommit<T> implements AutoCloseable {
         T first = queue.poll(50, TimeUnit.MILLISECONDS);
         if (first == null) {
           continue;
+        }
+        long wait = lastSyncStart + syncEveryNanos - System.nanoTime();
+        if (syncEveryNanos > 0 && wait > 0 && running) {
+          LockSupport.parkNanos(wait);
         }
         batch.add(first);
         long mark = Long.MIN_VALUE;
@@ -155,6 +173,7 @@ public final class GroupCommit<T> implements AutoCloseable {
       while (true) {
         try {
           long t0 = System.nanoTime();
+          lastSyncStart = t0;
           log.force();
           long took = System.nanoTime() - t0;
           syncs.incrementAndGet();

@@ -1,0 +1,102 @@
+package io.sentinel.store.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Syncs at most every so often: the first record after a sync waits out the rest of the interval,
+ * and everything that queued meanwhile shares the next sync; the first record after a quiet spell
+ * syncs at once.
+ */
+class GroupCommitPacingTest {
+  private static final Duration EVERY = Duration.ofMillis(300);
+
+  @Test
+  void recordsArrivingWithinTheInterval_shareOneSync(@TempDir Path dir) throws IOException {
+    List<Long> durable = new CopyOnWriteArrayList<>();
+    List<Long> durableAtNanos = new CopyOnWriteArrayList<>();
+    ArrayBlockingQueue<Long> queue = new ArrayBlockingQueue<>(100);
+    try (SegmentLog log = SegmentLog.open(dir, 1 << 20);
+        GroupCommit<Long> commit =
+            new GroupCommit<>(
+                log, queue, encoder(), 1 << 30, 100, listener(durable, durableAtNanos), "pacing")) {
+      commit.syncAtMostEvery(EVERY);
+      commit.start();
+
+      long t0 = System.nanoTime();
+      queue.add(1L);
+      await().atMost(Duration.ofSeconds(5)).until(() -> durable.contains(1L));
+      assertThat(durableAtNanos.get(0) - t0).isLessThan(EVERY.toNanos()); // after quiet: at once
+      for (long i = 2; i <= 6; i++) {
+        queue.add(i);
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> durable.contains(6L));
+
+      assertThat(commit.stats().syncs()).isEqualTo(2);
+      assertThat(commit.stats().records()).isEqualTo(6);
+      assertThat(durable).containsExactly(1L, 6L);
+      assertThat(durableAtNanos.get(1) - durableAtNanos.get(0))
+          .isGreaterThanOrEqualTo(EVERY.toNanos() - Duration.ofMillis(20).toNanos());
+    }
+  }
+
+  @Test
+  void withoutPacing_aRecordIsDurableWithoutWaiting(@TempDir Path dir) throws IOException {
+    List<Long> durable = new CopyOnWriteArrayList<>();
+    List<Long> at = new CopyOnWriteArrayList<>();
+    ArrayBlockingQueue<Long> queue = new ArrayBlockingQueue<>(100);
+    try (SegmentLog log = SegmentLog.open(dir, 1 << 20);
+        GroupCommit<Long> commit =
+            new GroupCommit<>(
+                log, queue, encoder(), 1 << 30, 100, listener(durable, at), "eager")) {
+      commit.start();
+      queue.add(1L);
+      await().atMost(Duration.ofSeconds(5)).until(() -> durable.contains(1L));
+      long t0 = System.nanoTime();
+      queue.add(2L);
+      await().atMost(Duration.ofSeconds(5)).until(() -> durable.contains(2L));
+      assertThat(at.get(1) - t0).isLessThan(EVERY.toNanos());
+    }
+  }
+
+  private static GroupCommit.Encoder<Long> encoder() {
+    return new GroupCommit.Encoder<>() {
+      @Override
+      public GroupCommit.Encoded encode(Long item) {
+        byte[] b = ("record " + item).getBytes(StandardCharsets.UTF_8);
+        return new GroupCommit.Encoded(b, b.length);
+      }
+
+      @Override
+      public long mark(Long item) {
+        return item;
+      }
+    };
+  }
+
+  private static GroupCommit.Listener listener(List<Long> durable, List<Long> atNanos) {
+    return new GroupCommit.Listener() {
+      @Override
+      public void durable(long mark, Position end) {
+        durable.add(mark);
+        atNanos.add(System.nanoTime());
+      }
+
+      @Override
+      public void full(boolean full, long bytes, long maxBytes) {}
+
+      @Override
+      public void failed(IOException e) {}
+    };
+  }
+}
