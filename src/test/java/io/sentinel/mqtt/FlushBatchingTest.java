@@ -3,14 +3,9 @@ package io.sentinel.mqtt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.hivemq.client.mqtt.MqttClient;
-import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -25,7 +20,7 @@ class FlushBatchingTest {
     try (EmbeddedBroker broker = EmbeddedBroker.start("127.0.0.1", 0)) {
       String id = "flush-" + UUID.randomUUID().toString().substring(0, 8);
       List<Runnable> acks = new CopyOnWriteArrayList<>();
-      MqttConnection gateway = connection(broker, id, acks);
+      MqttConnection gateway = EmbeddedSession.gateway(broker, id, acks);
       gateway.start();
       await().atMost(Duration.ofSeconds(10)).until(gateway::connected);
       assertThat(ReadPause.channel(gateway.clientConfig()).pipeline().names())
@@ -36,23 +31,9 @@ class FlushBatchingTest {
           .filteredOn(FlushBatching.NAME::equals)
           .hasSize(1);
 
-      Mqtt3BlockingClient device =
-          MqttClient.builder()
-              .useMqttVersion3()
-              .identifier("device-" + id)
-              .serverHost("127.0.0.1")
-              .serverPort(broker.port())
-              .buildBlocking();
-      device.connect();
+      Mqtt3BlockingClient device = EmbeddedSession.device(broker, id);
       try {
-        for (int i = 0; i < 30; i++) {
-          device
-              .publishWith()
-              .topic(id + "/in/" + i)
-              .qos(MqttQos.AT_LEAST_ONCE)
-              .payload(Integer.toString(i).getBytes(StandardCharsets.UTF_8))
-              .send();
-        }
+        EmbeddedSession.publish(device, id, 30);
         // The broker sends at most its window (10 on the embedded broker) before it has their
         // PUBACKs: all 30 arrive only if the acknowledgements given together leave the gateway.
         int given = 0;
@@ -70,26 +51,5 @@ class FlushBatchingTest {
         gateway.stop(Duration.ofSeconds(2));
       }
     }
-  }
-
-  private static MqttConnection connection(EmbeddedBroker broker, String id, List<Runnable> acks) {
-    return new MqttConnection(
-        new MqttConnection.Settings(
-            URI.create(broker.url()),
-            id,
-            Duration.ofSeconds(30),
-            Duration.ofMillis(200),
-            Duration.ofSeconds(1),
-            100,
-            3,
-            65_534,
-            Optional.empty()),
-        id + "/status",
-        () -> new byte[0],
-        new byte[0],
-        List.of(id + "/in/#"),
-        (topic, payload, delivery, ack) -> acks.add(ack),
-        NoListener.INSTANCE,
-        Optional.empty());
   }
 }

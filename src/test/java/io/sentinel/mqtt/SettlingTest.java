@@ -3,15 +3,10 @@ package io.sentinel.mqtt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.hivemq.client.mqtt.MqttClient;
-import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -58,45 +53,13 @@ class SettlingTest {
   void withTheRealClient_acknowledgementsStayCountedWhileItsEventLoopIsBusy() throws Exception {
     try (EmbeddedBroker broker = EmbeddedBroker.start("127.0.0.1", 0)) {
       List<Runnable> acks = new CopyOnWriteArrayList<>();
-      String id = UUID.randomUUID().toString().substring(0, 8);
-      MqttConnection gateway =
-          new MqttConnection(
-              new MqttConnection.Settings(
-                  URI.create(broker.url()),
-                  "settling-" + id,
-                  Duration.ofSeconds(30),
-                  Duration.ofMillis(200),
-                  Duration.ofSeconds(1),
-                  100,
-                  3,
-                  65_534,
-                  Optional.empty()),
-              "settling-" + id + "/status",
-              () -> new byte[0],
-              new byte[0],
-              List.of("settling-" + id + "/in/#"),
-              (topic, payload, delivery, ack) -> acks.add(ack),
-              NoListener.INSTANCE,
-              Optional.empty());
+      String id = "settling-" + UUID.randomUUID().toString().substring(0, 8);
+      MqttConnection gateway = EmbeddedSession.gateway(broker, id, acks);
       gateway.start();
       await().atMost(Duration.ofSeconds(10)).until(gateway::connected);
-      Mqtt3BlockingClient device =
-          MqttClient.builder()
-              .useMqttVersion3()
-              .identifier("device-" + id)
-              .serverHost("127.0.0.1")
-              .serverPort(broker.port())
-              .buildBlocking();
-      device.connect();
+      Mqtt3BlockingClient device = EmbeddedSession.device(broker, id);
       try {
-        for (int i = 0; i < 5; i++) {
-          device
-              .publishWith()
-              .topic("settling-" + id + "/in/" + i)
-              .qos(MqttQos.AT_LEAST_ONCE)
-              .payload(Integer.toString(i).getBytes(StandardCharsets.UTF_8))
-              .send();
-        }
+        EmbeddedSession.publish(device, id, 5);
         await().atMost(Duration.ofSeconds(10)).until(() -> acks.size() == 5);
 
         CountDownLatch busy = new CountDownLatch(1);

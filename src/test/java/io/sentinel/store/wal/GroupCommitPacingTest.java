@@ -27,9 +27,7 @@ class GroupCommitPacingTest {
     List<Long> durableAtNanos = new CopyOnWriteArrayList<>();
     ArrayBlockingQueue<Long> queue = new ArrayBlockingQueue<>(100);
     try (SegmentLog log = SegmentLog.open(dir, 1 << 20);
-        GroupCommit<Long> commit =
-            new GroupCommit<>(
-                log, queue, encoder(), 1 << 30, 100, listener(durable, durableAtNanos), "pacing")) {
+        GroupCommit<Long> commit = commit(log, queue, durable, durableAtNanos)) {
       commit.syncAtMostEvery(EVERY);
       commit.start();
 
@@ -56,9 +54,7 @@ class GroupCommitPacingTest {
     List<Long> at = new CopyOnWriteArrayList<>();
     ArrayBlockingQueue<Long> queue = new ArrayBlockingQueue<>(100);
     try (SegmentLog log = SegmentLog.open(dir, 1 << 20);
-        GroupCommit<Long> commit =
-            new GroupCommit<>(
-                log, queue, encoder(), 1 << 30, 100, listener(durable, at), "eager")) {
+        GroupCommit<Long> commit = commit(log, queue, durable, at)) {
       commit.start();
       queue.add(1L);
       await().atMost(Duration.ofSeconds(5)).until(() -> durable.contains(1L));
@@ -67,6 +63,13 @@ class GroupCommitPacingTest {
       await().atMost(Duration.ofSeconds(5)).until(() -> durable.contains(2L));
       assertThat(at.get(1) - t0).isLessThan(EVERY.toNanos());
     }
+  }
+
+  /** A commit over {@code log} whose durable marks, and when each came, go into the lists. */
+  private static GroupCommit<Long> commit(
+      SegmentLog log, ArrayBlockingQueue<Long> queue, List<Long> durable, List<Long> atNanos) {
+    return new GroupCommit<>(
+        log, queue, encoder(), 1 << 30, 100, listener(durable, atNanos), "test");
   }
 
   private static GroupCommit.Encoder<Long> encoder() {
