@@ -21,11 +21,13 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -111,10 +113,9 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
     Topics topics = new Topics(gateway.site);
     CompletableFuture<JsonNode> status = new CompletableFuture<>();
     String documentHash = CanonicalBody.sha256(document);
-    // Set on the client's thread when the broker has taken this publish, so before any answer to
-    // it: a refusal seen earlier is a retained one, whatever its flag says (Moquette drops it).
-    java.util.concurrent.atomic.AtomicBoolean taken =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    // This publish, done once the broker has taken it, so before any answer to it: a refusal seen
+    // while it is not done is a retained one, whatever its flag says (Moquette drops it).
+    AtomicReference<CompletableFuture<?>> sent = new AtomicReference<>();
     // That "before" holds only if the broker's acknowledgement and the answer are handled in the
     // order they arrived. The client's default hands each to a thread of RxJava's shared pool
     // (round robin), where a busy thread held the acknowledgement back behind the answer and the
@@ -155,9 +156,9 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
             // answer, since the gateway says nothing new for a revision already active (or
             // already running in shadow).
             String state = s.path("state").asText();
-            if ((p.isRetain() || !taken.get())
-                && !"active".equals(state)
-                && !"shadow".equals(state)) {
+            CompletableFuture<?> publish = sent.get();
+            boolean taken = publish != null && publish.isDone();
+            if ((p.isRetain() || !taken) && !"active".equals(state) && !"shadow".equals(state)) {
               return;
             }
             // A refusal is of one document's bytes: the same rules signed differently (the
@@ -182,15 +183,23 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
           .qos(MqttQos.AT_LEAST_ONCE)
           .send()
           .get(wait.toMillis(), TimeUnit.MILLISECONDS);
-      client
-          .publishWith()
-          .topic(topics.ruleset())
-          .payload(document)
-          .qos(MqttQos.AT_LEAST_ONCE)
-          .retain(true)
-          .send()
-          .whenComplete((ack, failure) -> taken.set(true))
-          .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      // The client's thread waits until this thread holds the publish: an answer handled before
+      // then (this thread held up between sending and keeping it) would otherwise be dropped.
+      CountDownLatch held = new CountDownLatch(1);
+      callbacks.execute(() -> awaitQuietly(held));
+      try {
+        sent.set(
+            client
+                .publishWith()
+                .topic(topics.ruleset())
+                .payload(document)
+                .qos(MqttQos.AT_LEAST_ONCE)
+                .retain(true)
+                .send());
+      } finally {
+        held.countDown();
+      }
+      sent.get().get(wait.toMillis(), TimeUnit.MILLISECONDS);
       out.println(
           "published " + file + " to " + topics.ruleset() + " (retained); waiting for its status");
       out.flush();
@@ -228,6 +237,14 @@ public final class PushCommand implements java.util.concurrent.Callable<Integer>
       return 2;
     } finally {
       client.disconnect();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
