@@ -155,7 +155,9 @@ abstract class LoopPasses {
     try {
       Pass.Outcome o =
           composition.run(now, batch, lagNow, (t, r) -> seq[0] = log(t, observations, r));
-      PlaneOutput planeOut = Pass.merge(o.plane(), lag.change(lagNow, lagFrom));
+      // The lag change is said first: it holds for the whole pass, so a rule that leaves warmup
+      // in the pass where the drain ends is logged after ingest-caught-up, not before it.
+      PlaneOutput planeOut = Pass.merge(lag.change(lagNow, lagFrom), o.plane());
       logEvents(planeOut);
       outputs.passed(now, o.result(), planeOut, batch.size());
       follower.passed(now, batch, lagNow, composition.engine(), o.result());
