@@ -55,6 +55,7 @@ final class Feeder {
   }
 
   private final SegmentLog log;
+  private final RecentRecords recent;
   private final Supplier<Position> durableEnd;
   private final Pool pool;
   private final RowWriter writer;
@@ -76,6 +77,8 @@ final class Feeder {
   private volatile long written;
   private volatile long batches;
   private volatile long batchNanos;
+  private volatile long fedFromMemory;
+  private volatile long fedFromDisk;
   private volatile long caughtUpNanos = System.nanoTime();
   private volatile boolean caughtUp = true;
   private volatile long failingSince;
@@ -90,6 +93,7 @@ final class Feeder {
 
   Feeder(
       SegmentLog log,
+      RecentRecords recent,
       Supplier<Position> durableEnd,
       Pool pool,
       JournalSettings settings,
@@ -98,6 +102,7 @@ final class Feeder {
       Events events,
       InstantSource clock) {
     this.log = log;
+    this.recent = recent;
     this.durableEnd = durableEnd;
     this.pool = pool;
     this.writer = new RowWriter(pool, settings.writeTimeout());
@@ -162,6 +167,15 @@ final class Feeder {
 
   long batchNanos() {
     return batchNanos;
+  }
+
+  /** Records taken as the writer kept them, and records read back from disk. */
+  long fedFromMemory() {
+    return fedFromMemory;
+  }
+
+  long fedFromDisk() {
+    return fedFromDisk;
   }
 
   /** How long PostgreSQL has been behind the journal (zero when it has everything synced). */
@@ -245,13 +259,27 @@ final class Feeder {
     }
   }
 
-  /** Reads up to {@code batchRows} rows of synced records. */
+  /**
+   * Reads up to {@code batchRows} rows of synced records: those just written as the writer kept
+   * them, the others (the feeder behind) from disk.
+   */
   private void read() throws IOException {
     readNanos = System.nanoTime();
     Position limit = durableEnd.get();
-    byte[] record;
-    while (batch.size() < settings.batchRows() && (record = reader.next(limit)) != null) {
+    while (batch.size() < settings.batchRows()) {
+      RecentRecords.Entry kept = recent.next(reader.position(), limit);
+      if (kept != null) {
+        batch.addAll(kept.rows());
+        reader.skipTo(kept.to());
+        fedFromMemory++;
+        continue;
+      }
+      byte[] record = reader.next(limit);
+      if (record == null) {
+        break;
+      }
       batch.addAll(RowCodec.decode(record));
+      fedFromDisk++;
     }
     batchEnd = reader.position();
   }

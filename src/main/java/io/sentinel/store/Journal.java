@@ -83,6 +83,7 @@ public final class Journal implements AutoCloseable {
     this.watch = new JournalWatch(settings.stuckAfter(), System::nanoTime);
     this.signals = new JournalSignals(this, alarms, watch, clock);
     AuditChain chain = new AuditChain(recovered.auditSeq(), recovered.auditHead());
+    RecentRecords recent = new RecentRecords();
     this.queue = new ArrayBlockingQueue<>(settings.queueCapacity());
     this.nextSeq = new AtomicLong(recovered.lastSeq() + 1);
     this.durableSeq = recovered.lastSeq();
@@ -91,13 +92,13 @@ public final class Journal implements AutoCloseable {
         new GroupCommit<>(
             log,
             queue,
-            JournalItem.encoder(chain),
+            JournalItem.encoder(chain, recent),
             settings.maxBytes(),
             4096,
             signals,
             "sentinel-journal");
     this.feeder =
-        new Feeder(log, commit::durableEnd, pool, settings, fed, migrator, signals, clock);
+        new Feeder(log, recent, commit::durableEnd, pool, settings, fed, migrator, signals, clock);
   }
 
   /** Opens the journal on a migrated database (tests, tools). */
@@ -346,7 +347,9 @@ public final class Journal implements AutoCloseable {
         feeder.deadLettered(),
         feeder.batches(),
         feeder.batchNanos() / 1e9,
-        feeder.lag().toNanos() / 1e9);
+        feeder.lag().toNanos() / 1e9,
+        feeder.fedFromMemory(),
+        feeder.fedFromDisk());
   }
 
   /** Waits until everything offered so far is synced to the journal; false on timeout. */

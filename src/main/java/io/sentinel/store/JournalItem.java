@@ -4,6 +4,7 @@ import io.sentinel.audit.AuditChain;
 import io.sentinel.audit.AuditEntry;
 import io.sentinel.passlog.PassRecord;
 import io.sentinel.store.wal.GroupCommit;
+import io.sentinel.store.wal.Position;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -42,23 +43,32 @@ sealed interface JournalItem {
 
   /**
    * The writer's encoder: on the writer's thread, an item's rows, the audit chain sealed in the
-   * order they are kept.
+   * order they are kept; each record's rows are kept in {@code recent} for the feeder.
    */
-  static GroupCommit.Encoder<JournalItem> encoder(AuditChain chain) {
+  static GroupCommit.Encoder<JournalItem> encoder(AuditChain chain, RecentRecords recent) {
     RowCodec codec = new RowCodec();
     return new GroupCommit.Encoder<>() {
+      private List<Row> encoded = List.of();
+
       @Override
       public GroupCommit.Encoded encode(JournalItem item) {
         List<Row> rows = rowsOf(item, chain);
         if (rows.isEmpty()) {
           return GroupCommit.Encoded.NONE;
         }
+        encoded = rows;
         return new GroupCommit.Encoded(codec.encode(rows), codec.length());
       }
 
       @Override
       public long mark(JournalItem item) {
         return item.lastSeq();
+      }
+
+      @Override
+      public void appended(JournalItem item, Position from, Position to) {
+        recent.appended(from, to, encoded);
+        encoded = List.of();
       }
     };
   }

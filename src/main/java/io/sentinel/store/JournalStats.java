@@ -4,7 +4,8 @@ package io.sentinel.store;
  * Counters, for metrics and tests: offers taken, rows PostgreSQL committed, records counted lost,
  * the durable mark, whether PostgreSQL is behind, the journal's bytes and segments on disk, its
  * syncs (count, total and longest seconds), rows set aside, PostgreSQL's batches (count, total
- * seconds) and how long it has been behind.
+ * seconds), how long it has been behind, and the records the feeder took from memory (just written)
+ * and read back from disk.
  */
 public record JournalStats(
     long offered,
@@ -21,4 +22,6 @@ public record JournalStats(
     long deadLetters,
     long feedBatches,
     double feedSeconds,
-    double feedLagSeconds) {}
+    double feedLagSeconds,
+    long fedFromMemory,
+    long fedFromDisk) {}

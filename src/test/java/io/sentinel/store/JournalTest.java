@@ -147,6 +147,10 @@ class JournalTest {
               List.of()));
     }
     assertThat(journal.drain(Duration.ofSeconds(20))).isTrue();
+    // Fed as the writer kept them, just written: none read back from disk and decoded again.
+    JournalStats fed = journal.stats();
+    assertThat(fed.fedFromMemory()).isEqualTo(fed.records());
+    assertThat(fed.fedFromDisk()).isZero();
     journal.close();
     journal = reopen(spool2);
     long next =

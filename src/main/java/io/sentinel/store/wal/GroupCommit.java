@@ -33,6 +33,12 @@ public final class GroupCommit<T> implements AutoCloseable {
 
     /** The mark an item carries (the journal's sequence number); durable once it is synced. */
     long mark(T item);
+
+    /**
+     * The item's record is in the log between {@code from} (where the record before it ended) and
+     * {@code to}; durable once {@link GroupCommit#durableEnd()} has reached {@code to}.
+     */
+    default void appended(T item, Position from, Position to) {}
   }
 
   /** A payload and how many of its bytes hold the record (a reused buffer may be longer). */
@@ -67,6 +73,7 @@ public final class GroupCommit<T> implements AutoCloseable {
   private long lastSyncStart = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
   private boolean appendedSinceSync;
   private volatile Position durableEnd;
+  private Position appendedEnd;
   private volatile boolean running = true;
   private final AtomicLong syncs = new AtomicLong();
   private final AtomicLong syncNanos = new AtomicLong();
@@ -89,6 +96,7 @@ public final class GroupCommit<T> implements AutoCloseable {
     this.maxBatch = maxBatch;
     this.listener = listener;
     this.durableEnd = log.end();
+    this.appendedEnd = durableEnd;
     this.thread = new Thread(this::run, name + "-writer");
     thread.setDaemon(true);
   }
@@ -144,7 +152,10 @@ public final class GroupCommit<T> implements AutoCloseable {
                 syncThrough(mark, end);
                 awaitRoom(e.length());
               }
+              Position from = appendedEnd;
               end = appendRetrying(e);
+              appendedEnd = end;
+              encoder.appended(item, from, end);
               appendedSinceSync = true;
               records++;
               bytes += SegmentLog.framed(e.length());

@@ -254,6 +254,14 @@ public final class SegmentLog implements AutoCloseable {
     }
 
     /**
+     * Goes on from {@code to}, the end of a record the caller has from elsewhere (the journal's
+     * recent records, kept in memory): the next {@link #next} reads the record after it.
+     */
+    public void skipTo(Position to) {
+      position = to;
+    }
+
+    /**
      * The next record's payload, or null when the reader has reached {@code limit} (a position the
      * writer has passed) or the end of what is on disk.
      */
