@@ -23,11 +23,11 @@ class GroupCommitPacingTest {
 
   @Test
   void recordsArrivingWithinTheInterval_shareOneSync(@TempDir Path dir) throws IOException {
-    List<Long> durable = new CopyOnWriteArrayList<>();
-    List<Long> durableAtNanos = new CopyOnWriteArrayList<>();
-    ArrayBlockingQueue<Long> queue = new ArrayBlockingQueue<>(100);
-    try (SegmentLog log = SegmentLog.open(dir, 1 << 20);
-        GroupCommit<Long> commit = commit(log, queue, durable, durableAtNanos)) {
+    try (Rig rig = new Rig(dir)) {
+      GroupCommit<Long> commit = rig.commit;
+      ArrayBlockingQueue<Long> queue = rig.queue;
+      List<Long> durable = rig.durable;
+      List<Long> durableAtNanos = rig.atNanos;
       commit.syncAtMostEvery(EVERY);
       commit.start();
 
@@ -50,12 +50,11 @@ class GroupCommitPacingTest {
 
   @Test
   void withoutPacing_aRecordIsDurableWithoutWaiting(@TempDir Path dir) throws IOException {
-    List<Long> durable = new CopyOnWriteArrayList<>();
-    List<Long> at = new CopyOnWriteArrayList<>();
-    ArrayBlockingQueue<Long> queue = new ArrayBlockingQueue<>(100);
-    try (SegmentLog log = SegmentLog.open(dir, 1 << 20);
-        GroupCommit<Long> commit = commit(log, queue, durable, at)) {
-      commit.start();
+    try (Rig rig = new Rig(dir)) {
+      ArrayBlockingQueue<Long> queue = rig.queue;
+      List<Long> durable = rig.durable;
+      List<Long> at = rig.atNanos;
+      rig.commit.start();
       queue.add(1L);
       await().atMost(Duration.ofSeconds(5)).until(() -> durable.contains(1L));
       long t0 = System.nanoTime();
@@ -65,11 +64,26 @@ class GroupCommitPacingTest {
     }
   }
 
-  /** A commit over {@code log} whose durable marks, and when each came, go into the lists. */
-  private static GroupCommit<Long> commit(
-      SegmentLog log, ArrayBlockingQueue<Long> queue, List<Long> durable, List<Long> atNanos) {
-    return new GroupCommit<>(
-        log, queue, encoder(), 1 << 30, 100, listener(durable, atNanos), "test");
+  /** A commit over a fresh log whose durable marks, and when each came, go into the lists. */
+  private static final class Rig implements AutoCloseable {
+    final List<Long> durable = new CopyOnWriteArrayList<>();
+    final List<Long> atNanos = new CopyOnWriteArrayList<>();
+    final ArrayBlockingQueue<Long> queue = new ArrayBlockingQueue<>(100);
+    final SegmentLog log;
+    final GroupCommit<Long> commit;
+
+    Rig(Path dir) throws IOException {
+      log = SegmentLog.open(dir, 1 << 20);
+      commit =
+          new GroupCommit<>(
+              log, queue, encoder(), 1 << 30, 100, listener(durable, atNanos), "test");
+    }
+
+    @Override
+    public void close() throws IOException {
+      commit.close();
+      log.close();
+    }
   }
 
   private static GroupCommit.Encoder<Long> encoder() {
