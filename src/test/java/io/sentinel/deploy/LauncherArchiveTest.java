@@ -132,19 +132,38 @@ class LauncherArchiveTest {
         .containsPattern("-XX:SharedArchiveFile=\\S+ -Xmx64m -jar ");
   }
 
+  @Test
+  void theOperatorsOptions_reachJavaAsWritten_evenWithAStar() throws Exception {
+    Files.writeString(tmp.resolve("-Dwhat=x"), "a file the second glob matches");
+    assertThat(launchWithOptions("on", "-Xlog:gc*:file=gc.log -Xmx64m", "run"))
+        .singleElement()
+        .asString()
+        .contains(" -Xlog:gc*:file=gc.log -Xmx64m -jar ");
+    assertThat(launchWithOptions("off", "-Dwhat=* -Xmx64m", "validate"))
+        .singleElement()
+        .asString()
+        .contains(" -Dwhat=* -Xmx64m -jar ");
+  }
+
   private List<String> launch(String... args) throws Exception {
     return launchWith("on", args);
   }
 
   private List<String> launchWith(String cdsSetting, String... args) throws Exception {
+    return launchWithOptions(cdsSetting, "-Xmx64m", args);
+  }
+
+  private List<String> launchWithOptions(String cdsSetting, String javaOpts, String... args)
+      throws Exception {
     Files.deleteIfExists(calls);
     List<String> command = new ArrayList<>(List.of("bash", LAUNCHER.toString(), jar.toString()));
     command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(command).directory(tmp.toFile()).redirectErrorStream(true);
     pb.environment().put("SENTINEL_JAVA", java.toString());
     pb.environment().put("SENTINEL_HOME", home.toString());
     pb.environment().put("SENTINEL_CDS", cdsSetting);
-    pb.environment().put("SENTINEL_JAVA_OPTS", "-Xmx64m");
+    pb.environment().put("SENTINEL_JAVA_OPTS", javaOpts);
     pb.environment().put("CALLS", calls.toString());
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
