@@ -36,6 +36,11 @@ final class MqttIngest implements MqttConnection.Inbound {
   private final Supplier<MqttConnection> mqtt;
   private final RecentMessages recent = new RecentMessages();
 
+  /** Topics whose source string is kept ({@link #sourceOf}). */
+  static final int SOURCES_KEPT = 8_192;
+
+  private final Map<String, String> sources = new ConcurrentHashMap<>();
+
   /**
    * What a message delivered again is matched against: the log's tail at start, then, after a
    * reconnect that found the session, the messages this process took.
@@ -131,7 +136,7 @@ final class MqttIngest implements MqttConnection.Inbound {
     }
     IngestDecoder.Decoded decoded =
         facts.apply(topic, decoder.decode(topic, payload, at), delivery, at);
-    String source = "mqtt:" + topic;
+    String source = sourceOf(topic, !decoded.samples().isEmpty());
     if (matching.repeats(source, decoded.samples(), decoded.deviceTime(), delivery, acknowledge)) {
       return; // delivered again and taken already: its PUBACK only, once that is durable
     }
@@ -151,6 +156,23 @@ final class MqttIngest implements MqttConnection.Inbound {
               Payloads.rejection(r.reason().wireName(), r.topic(), r.pointId(), r.message(), at));
       warnRarely(r);
     }
+  }
+
+  /**
+   * {@code mqtt:<topic>}, one string a topic whose messages carry samples instead of one a message:
+   * the kept messages hold it for redeliveries, about half a second at 10,000/s, and each young
+   * collection copied every one of them (docs/load.md, session 16). Bounded, so that a flood of
+   * topics costs no more than itself.
+   */
+  private String sourceOf(String topic, boolean kept) {
+    String source = sources.get(topic);
+    if (source == null) {
+      source = "mqtt:" + topic;
+      if (kept && sources.size() < SOURCES_KEPT) {
+        sources.put(topic, source);
+      }
+    }
+    return source;
   }
 
   /** A flood of bad payloads is counted in full but logged at most every 10 s per reason. */

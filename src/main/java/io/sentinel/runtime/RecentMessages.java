@@ -1,6 +1,7 @@
 package io.sentinel.runtime;
 
 import io.sentinel.point.Sample;
+import io.sentinel.point.Value;
 import io.sentinel.store.RedeliveryTail;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -85,7 +86,9 @@ final class RecentMessages {
       if (t.acknowledgedBefore(surelyAcknowledged)) {
         continue;
       }
-      for (Sample s : t.samples) {
+      keys.add(RedeliveryTail.key(t.source, t.firstPoint, t.firstValue, t.deviceTime));
+      bySample.add(t);
+      for (Sample s : t.more) {
         keys.add(RedeliveryTail.key(t.source, s.pointId(), s.value(), t.deviceTime));
         bySample.add(t);
       }
@@ -101,7 +104,16 @@ final class RecentMessages {
    */
   private final class Taken implements Runnable {
     private final String source;
-    private final List<Sample> samples;
+
+    /**
+     * What a repeat is matched by, and no more: a message of one sample (the usual) keeps neither
+     * the sample, its instant nor a list, which each young collection would copy (docs/load.md,
+     * session 16).
+     */
+    private final String firstPoint;
+
+    private final Value firstValue;
+    private final List<Sample> more;
     private final Optional<Instant> deviceTime;
 
     /** Null once run: it holds the client's whole message, which a kept entry must not. */
@@ -114,7 +126,9 @@ final class RecentMessages {
 
     Taken(String source, List<Sample> samples, Optional<Instant> deviceTime, Runnable ack) {
       this.source = source;
-      this.samples = samples;
+      this.firstPoint = samples.get(0).pointId();
+      this.firstValue = samples.get(0).value();
+      this.more = samples.size() == 1 ? List.of() : List.copyOf(samples.subList(1, samples.size()));
       this.deviceTime = deviceTime;
       this.acknowledge = ack;
     }

@@ -68,6 +68,28 @@ class RecentMessagesTest {
   }
 
   @Test
+  void aMessageOfSeveralSamples_isMatchedByAllOfThem() {
+    List<Sample> three =
+        List.of(
+            Sample.live("load", Value.of(1), T),
+            Sample.live("flow", Value.of(2), T),
+            Sample.live("temp", Value.of(3), T));
+    recent.taken(SOURCE, three, Optional.empty(), () -> acknowledged.add("three")).run();
+    Redelivery again = reconnect();
+
+    List<Sample> otherLast =
+        List.of(three.get(0), three.get(1), Sample.live("temp", Value.of(4), T));
+    assertThat(again.repeats(SOURCE, otherLast, Optional.empty(), BACKLOG, () -> {}))
+        .as("one sample differs: new")
+        .isFalse();
+    assertThat(
+            again.repeats(
+                SOURCE, three, Optional.empty(), BACKLOG, () -> acknowledged.add("three again")))
+        .isTrue();
+    assertThat(acknowledged).containsExactly("three", "three again");
+  }
+
+  @Test
   void repeatedContent_waitsForTheLatestMessageItMayRepeat() {
     Runnable a = take("a", 5);
     Runnable b = take("b", 5);
