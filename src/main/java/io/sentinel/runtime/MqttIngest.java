@@ -37,7 +37,7 @@ final class MqttIngest implements MqttConnection.Inbound {
   private final RecentMessages recent = new RecentMessages();
 
   /** Topics whose source string is kept ({@link #sourceOf}). */
-  static final int SOURCES_KEPT = 8_192;
+  private static final int SOURCES_KEPT = 8_192;
 
   private final Map<String, String> sources = new ConcurrentHashMap<>();
 
