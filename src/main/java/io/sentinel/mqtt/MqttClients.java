@@ -64,16 +64,10 @@ final class MqttClients {
     // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
     // message is acknowledged to the broker only when the consumer says so (the gateway: once its
     // pass is durable in the journal), so a crash before that has the broker deliver it again.
-    Consumer<com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish> callback =
-        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge);
-    // On the shared loop, each message is a task of its own there, not a call inside the client's
-    // read: an acknowledgement given at once would re-enter the client's delivery, and a gateway
-    // so built stalled in the suite (connected, taking nothing; docs/runtime.md, "One event loop").
-    if (settings.eventLoop().isPresent()) {
-      client.publishes(MqttGlobalPublishFilter.ALL, callback, settings.eventLoop().get(), true);
-    } else {
-      client.publishes(MqttGlobalPublishFilter.ALL, callback, true);
-    }
+    client.publishes(
+        MqttGlobalPublishFilter.ALL,
+        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
+        true);
     return client;
   }
 
@@ -91,24 +85,16 @@ final class MqttClients {
         withCredentials(session(settings, hooks).useMqttVersion5(), settings.url())
             .willPublish(will)
             .buildAsync();
-    Consumer<Mqtt5Publish> callback =
-        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge);
-    if (settings.eventLoop().isPresent()) {
-      client5.publishes(MqttGlobalPublishFilter.ALL, callback, settings.eventLoop().get(), true);
-    } else {
-      client5.publishes(MqttGlobalPublishFilter.ALL, callback, true);
-    }
+    client5.publishes(
+        MqttGlobalPublishFilter.ALL,
+        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
+        true);
     return client5;
   }
 
   /** What a gateway session is whatever its version: reconnection with backoff, the hooks. */
   private static MqttClientBuilder session(MqttConnection.Settings settings, Hooks hooks) {
-    MqttClientBuilder builder = address(settings.url(), settings.clientId(), settings.caFile());
-    if (settings.eventLoop().isPresent()) {
-      builder =
-          builder.executorConfig().nettyExecutor(settings.eventLoop().get()).applyExecutorConfig();
-    }
-    return builder
+    return address(settings.url(), settings.clientId(), settings.caFile())
         .automaticReconnect()
         .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
         .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)

@@ -48,8 +48,7 @@ public final class MqttConnection {
       int offlineEventLimit,
       int mqttVersion,
       int receiveMaximum,
-      Optional<java.nio.file.Path> caFile,
-      Optional<java.util.concurrent.Executor> eventLoop) {
+      Optional<java.nio.file.Path> caFile) {
     public Settings {
       if (mqttVersion != 3 && mqttVersion != 5) {
         throw new IllegalArgumentException(
@@ -294,19 +293,6 @@ public final class MqttConnection {
     return outbound.waiting();
   }
 
-  /**
-   * Whether the connected channel's event loop is {@code loop}'s (the engine's, {@link
-   * SharedEventLoop}); false while none is connected.
-   */
-  public boolean readsOn(io.netty.channel.EventLoop loop) {
-    try {
-      io.netty.channel.Channel channel = ReadPause.channel(session.config());
-      return channel != null && channel.eventLoop() == loop;
-    } catch (ReflectiveOperationException e) {
-      return false;
-    }
-  }
-
   /** Outgoing publishes refused because the queue for them was full. */
   public long outboundRefused() {
     return outbound.refused();
@@ -337,15 +323,9 @@ public final class MqttConnection {
    */
   private void onConnected(boolean sessionPresent) {
     FlushBatching.install(session.config());
-    CompletableFuture<?> subscribing =
-        subscribed.compareAndSet(false, true)
-            ? session.subscribe(filters)
-            : CompletableFuture.completedFuture(null);
-    // Online once the gateway can hear: in a new session after the SUBACK (a device that sees the
-    // status may publish at once); at once in a session the broker kept, whose subscriptions are
-    // there already and whose SUBACK waits behind the queued backlog.
-    CompletableFuture<?> hearing =
-        sessionPresent ? CompletableFuture.completedFuture(null) : subscribing;
+    if (subscribed.compareAndSet(false, true)) {
+      session.subscribe(filters);
+    }
     if (marker != null && sessionPresent) {
       // Not after the SUBACK: the session already has the marker's subscription, and a broker
       // handles a client's packets in order, so the marker follows the subscription's retained
@@ -371,12 +351,7 @@ public final class MqttConnection {
         everConnected ? " again" : wasUnreachable ? " (reachable now)" : "",
         session.window());
     everConnected = true;
-    hearing.whenComplete(
-        (ack, failed) -> {
-          if (connected) {
-            send(statusTopic, onlineStatus.get(), true);
-          }
-        });
+    send(statusTopic, onlineStatus.get(), true);
     retained.forEach((topic, payload) -> send(topic, payload, true));
     queued.forEach(p -> send(p.topic(), p.payload(), false));
     listener.connected();

@@ -50,8 +50,7 @@ final class GatewayBroker implements AutoCloseable {
   }
 
   /** The connection's settings: this broker, as {@code clientId}. */
-  MqttConnection.Settings settings(
-      SentinelConfig.Mqtt config, String clientId, Optional<java.util.concurrent.Executor> loop) {
+  MqttConnection.Settings settings(SentinelConfig.Mqtt config, String clientId) {
     return new MqttConnection.Settings(
         URI.create(url),
         clientId,
@@ -61,8 +60,7 @@ final class GatewayBroker implements AutoCloseable {
         config.offlineEvents(),
         version(config),
         config.receiveMaximum(),
-        config.caFile().filter(f -> !f.isBlank()).map(java.nio.file.Path::of),
-        loop);
+        config.caFile().filter(f -> !f.isBlank()).map(java.nio.file.Path::of));
   }
 
   /** The MQTT version spoken to this broker: Moquette speaks 3.1.1 only (docs/runtime.md). */

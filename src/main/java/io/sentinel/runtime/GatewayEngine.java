@@ -61,7 +61,6 @@ final class GatewayEngine {
     g.loop =
         new EngineLoop(
             g.vertx,
-            g.engineContext,
             engine,
             plane,
             g.clock,

@@ -63,7 +63,6 @@ abstract class LoopPasses {
 
   LoopPasses(
       Vertx vertx,
-      Context context,
       Engine engine,
       CommandPlane plane,
       InstantSource clock,
@@ -71,7 +70,7 @@ abstract class LoopPasses {
       Outputs outputs,
       PassLog passLog) {
     this.vertx = vertx;
-    this.context = context;
+    this.context = vertx.getOrCreateContext();
     this.composition = new Pass(engine, plane);
     this.clock = clock;
     this.lag = new IngestLag(lagThreshold);

@@ -20,15 +20,6 @@ final class EmbeddedSession {
    * The gateway as {@code id}, subscribed to {@code id/in/#}; each message's ack into {@code acks}.
    */
   static MqttConnection gateway(EmbeddedBroker broker, String id, List<Runnable> acks) {
-    return gateway(broker, id, (topic, payload, delivery, ack) -> acks.add(ack), Optional.empty());
-  }
-
-  /** The gateway as {@code id}, each message to {@code inbound}, on {@code loop} if given. */
-  static MqttConnection gateway(
-      EmbeddedBroker broker,
-      String id,
-      MqttConnection.Inbound inbound,
-      Optional<java.util.concurrent.Executor> loop) {
     return new MqttConnection(
         new MqttConnection.Settings(
             URI.create(broker.url()),
@@ -39,13 +30,12 @@ final class EmbeddedSession {
             100,
             3,
             65_534,
-            Optional.empty(),
-            loop),
+            Optional.empty()),
         id + "/status",
         () -> new byte[0],
         new byte[0],
         List.of(id + "/in/#"),
-        inbound,
+        (topic, payload, delivery, ack) -> acks.add(ack),
         NoListener.INSTANCE,
         Optional.empty());
   }

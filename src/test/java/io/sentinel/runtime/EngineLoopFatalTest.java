@@ -72,7 +72,6 @@ class EngineLoopFatalTest {
     CommandPlane plane = new CommandPlane(ruleSet, spec -> null, CommandSettings.DEFAULT, "t");
     return new EngineLoop(
         vertx,
-        vertx.getOrCreateContext(),
         engine,
         plane,
         clock,
