@@ -15,15 +15,15 @@ public record AuditRecord(long seq, AuditEntry entry, String previousHash, Strin
 
   /** Chains an entry after the record whose hash is {@code previousHash}. */
   public static AuditRecord seal(long seq, AuditEntry entry, String previousHash) {
-    ObjectNode body = body(seq, entry, previousHash); // canonical already: CanonicalJson.tree
-    return new AuditRecord(seq, entry, previousHash, CanonicalJson.sha256(body.toString()));
+    String body = CanonicalJson.textOf(fields(seq, entry, previousHash));
+    return new AuditRecord(seq, entry, previousHash, CanonicalJson.sha256(body));
   }
 
   /** The record as one canonical NDJSON line, hash included. */
   public String line() {
-    ObjectNode o = body(seq, entry, previousHash);
-    o.put("hash", hash);
-    return CanonicalJson.text(o);
+    Map<String, Object> m = fields(seq, entry, previousHash);
+    m.put("hash", hash);
+    return CanonicalJson.textOf(m);
   }
 
   public JsonNode json() {
@@ -33,6 +33,10 @@ public record AuditRecord(long seq, AuditEntry entry, String previousHash, Strin
   }
 
   static ObjectNode body(long seq, AuditEntry e, String previousHash) {
+    return (ObjectNode) CanonicalJson.tree(fields(seq, e, previousHash));
+  }
+
+  private static Map<String, Object> fields(long seq, AuditEntry e, String previousHash) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("seq", seq);
     m.put("event_id", e.eventId());
@@ -52,6 +56,6 @@ public record AuditRecord(long seq, AuditEntry entry, String previousHash, Strin
     m.put("reason", e.reason());
     m.put("detail", e.detail());
     m.put("previous_hash", previousHash);
-    return (ObjectNode) CanonicalJson.tree(m);
+    return m;
   }
 }
