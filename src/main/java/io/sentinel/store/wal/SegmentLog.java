@@ -16,13 +16,18 @@ import java.util.zip.CRC32C;
  * The journal on disk (docs/adr/0008-local-write-ahead-journal.md): append-only segment files
  * {@code wal-<n>.seg} in one folder, each a run of records {@code
  * [length:int][crc32c:int][payload]} (big-endian, the checksum over the payload). One thread
- * appends ({@link #append}), one forces ({@link #force}: {@code fdatasync}, so a batch of appends
- * costs one sync), any number read ({@link #reader}). Opening recovers: every complete record is
- * kept and the first incomplete or corrupt one is cut with everything after it in its file, and
- * named ({@link #tornTails()}).
+ * appends ({@link #append}) and forces ({@link #force}: {@code fdatasync}, so a batch of appends
+ * costs one sync), any number read ({@link #reader}) up to what was forced. Appends gather in a
+ * buffer that the force (or a full buffer, or a new segment) writes out in one call: a record a
+ * pass, each its own {@code write}, was a tenth of the writer's time (docs/load.md, session 18).
+ * Opening recovers: every complete record is kept and the first incomplete or corrupt one is cut
+ * with everything after it in its file, and named ({@link #tornTails()}).
  */
 public final class SegmentLog implements AutoCloseable {
   static final int HEADER = 8;
+
+  /** Appends gathered before one write; a larger record is written on its own. */
+  static final int GATHER = 64 * 1024;
 
   private final Path dir;
   private final long segmentBytes;
@@ -35,6 +40,11 @@ public final class SegmentLog implements AutoCloseable {
   private final List<FileChannel> retired = new ArrayList<>();
   private final CRC32C crc = new CRC32C();
   private ByteBuffer header = ByteBuffer.allocate(HEADER);
+
+  /** Appended, not yet written: {@code [0, position)}, of which {@code [0, written)} was. */
+  private final ByteBuffer gathered = ByteBuffer.allocateDirect(GATHER);
+
+  private int written;
   private volatile FileChannel current;
   private long currentSegment;
   private long currentSize;
@@ -113,23 +123,46 @@ public final class SegmentLog implements AutoCloseable {
     }
     crc.reset();
     crc.update(payload, 0, length);
-    header.clear();
-    header.putInt(length).putInt((int) crc.getValue()).flip();
-    ByteBuffer body = ByteBuffer.wrap(payload, 0, length);
-    ByteBuffer[] both = {header, body};
-    long n = 0;
-    while (header.hasRemaining() || body.hasRemaining()) {
-      n += current.write(both);
+    int sum = (int) crc.getValue();
+    if (framed(length) > gathered.remaining()) {
+      write();
     }
-    currentSize += n;
+    if (framed(length) <= gathered.remaining()) {
+      gathered.putInt(length).putInt(sum).put(payload, 0, length);
+    } else {
+      header.clear();
+      header.putInt(length).putInt(sum).flip();
+      ByteBuffer body = ByteBuffer.wrap(payload, 0, length);
+      ByteBuffer[] both = {header, body};
+      while (header.hasRemaining() || body.hasRemaining()) {
+        current.write(both);
+      }
+    }
+    currentSize += framed(length);
     segments.put(currentSegment, currentSize);
     return new Position(currentSegment, currentSize);
+  }
+
+  /**
+   * Writes what was gathered to the current segment. A write that fails part-way is taken up where
+   * it stopped by the next call (the writer retries until the disk takes it).
+   */
+  private void write() throws IOException {
+    ByteBuffer out = gathered.duplicate().flip().position(written);
+    while (out.hasRemaining()) {
+      written += current.write(out);
+    }
+    gathered.clear();
+    written = 0;
   }
 
   private void roll() throws IOException {
     // A reopened log starts a fresh segment after what recovery kept, never appends to one. The
     // feeder never deletes the newest segment, so numbers only grow across restarts.
     long next = segments.isEmpty() ? 1 : segments.lastKey() + 1;
+    if (current != null) {
+      write();
+    }
     FileChannel c =
         FileChannel.open(file(next), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     synchronized (channels) {
@@ -144,8 +177,11 @@ public final class SegmentLog implements AutoCloseable {
     forceDirectory();
   }
 
-  /** Forces what was appended so far to disk ({@code fdatasync}); the syncing thread only. */
+  /** Forces what was appended so far to disk ({@code fdatasync}); the appending thread only. */
   public void force() throws IOException {
+    if (current != null) {
+      write();
+    }
     List<FileChannel> old;
     FileChannel now;
     synchronized (channels) {
