@@ -272,9 +272,11 @@ public interface SentinelConfig {
 
     /**
      * At most one sync of the journal this often, when the broker's window is large (MQTT 5 with a
-     * Receive Maximum of at least 1,000); otherwise each pass syncs at once (docs/persistence.md).
+     * Receive Maximum of at least 1,000); otherwise each pass syncs at once. A PUBACK waits up to
+     * this long, and a crash loses at most this long of the log's last passes, whose messages the
+     * broker delivers again (docs/persistence.md).
      */
-    @WithDefault("5ms")
+    @WithDefault("20ms")
     Duration syncEvery();
   }
 
