@@ -96,10 +96,12 @@ public final class CanonicalJson {
       } else {
         g.writeNumber(f.floatValue());
       }
-    } else if (v instanceof Map<?, ?> m && m.keySet().stream().allMatch(String.class::isInstance)) {
-      List<String> names = new ArrayList<>(m.size());
-      m.keySet().forEach(k -> names.add((String) k));
-      names.sort(null);
+    } else if (v instanceof Map<?, ?> m) {
+      List<String> names = sortedNames(m);
+      if (names == null) {
+        writeByTree(g, v);
+        return;
+      }
       g.writeStartObject();
       for (String n : names) {
         g.writeFieldName(n);
@@ -113,8 +115,26 @@ public final class CanonicalJson {
       }
       g.writeEndArray();
     } else {
-      g.writeTree(sorted(JSON.valueToTree(v)));
+      writeByTree(g, v);
     }
+  }
+
+  /** What the one-pass writer does not know (a set, an enum, a map keyed by numbers ...). */
+  private static void writeByTree(JsonGenerator g, Object v) throws IOException {
+    g.writeTree(sorted(JSON.valueToTree(v)));
+  }
+
+  /** The map's keys sorted, or null if one is not a string (the tree's way takes that map). */
+  private static List<String> sortedNames(Map<?, ?> m) {
+    List<String> names = new ArrayList<>(m.size());
+    for (Object k : m.keySet()) {
+      if (!(k instanceof String name)) {
+        return null;
+      }
+      names.add(name);
+    }
+    names.sort(null);
+    return names;
   }
 
   /** A floating value the tree writes as an integer (see {@link #sorted}). */
