@@ -41,8 +41,11 @@ public record Command(
     /** A fade action (the DSL's fade_to): the device ramps to the value over {@code ramp}. */
     FADE;
 
+    // Made once: it is written for every record the journal keeps.
+    private final String wireName = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
     public String wireName() {
-      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+      return wireName;
     }
   }
 

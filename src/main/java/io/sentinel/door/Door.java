@@ -49,6 +49,11 @@ public final class Door {
    * @throws Refusal {@link Flaw#BAD_ENCODING}
    */
   public static String utf8(byte[] bytes, String where) {
+    if (isAscii(bytes)) {
+      // Most payloads are ASCII, which is strict UTF-8 as it is: no decoder and no buffers for
+      // them.
+      return new String(bytes, StandardCharsets.US_ASCII);
+    }
     CharsetDecoder decoder =
         StandardCharsets.UTF_8
             .newDecoder()
@@ -70,6 +75,15 @@ public final class Door {
     }
     decoder.flush(out);
     return out.flip().toString();
+  }
+
+  private static boolean isAscii(byte[] bytes) {
+    for (byte b : bytes) {
+      if (b < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

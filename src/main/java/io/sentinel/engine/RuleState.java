@@ -13,7 +13,10 @@ public enum RuleState {
   SUSPENDED,
   DISABLED;
 
+  // Made once: it is written for every record the journal keeps.
+  private final String wireName = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return wireName;
   }
 }

@@ -36,8 +36,11 @@ public record CommandIntent(
     PULSE,
     FADE;
 
+    // Made once: it is written for every record the journal keeps.
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     public String wireName() {
-      return name().toLowerCase(Locale.ROOT);
+      return wireName;
     }
 
     public static Optional<Kind> parse(String text) {

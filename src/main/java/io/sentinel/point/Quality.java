@@ -33,8 +33,11 @@ public enum Quality {
     return BADNESS[b.ordinal()] > BADNESS[a.ordinal()] ? b : a;
   }
 
+  // Made once: it is written for every record the journal keeps.
+  private final String wireName = name().toLowerCase(Locale.ROOT);
+
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
+    return wireName;
   }
 
   public static Optional<Quality> parse(String text) {

@@ -17,8 +17,11 @@ public enum Band {
     return values().length - ordinal();
   }
 
+  // Made once: it is written for every record the journal keeps.
+  private final String wireName = name().toLowerCase(Locale.ROOT);
+
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
+    return wireName;
   }
 
   public static Optional<Band> parse(String text) {

@@ -1,5 +1,7 @@
 package io.sentinel.store;
 
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -12,7 +14,8 @@ record Row(Table table, long seq, List<String> values) {
       throw new IllegalArgumentException(
           table.name + " takes " + table.columns.size() + " values, not " + values.size());
     }
-    values = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(values));
+    // One copy (nulls allowed, so not List.copyOf): the journal makes several rows a sample.
+    values = Collections.unmodifiableList(Arrays.asList(values.toArray(String[]::new)));
   }
 
   String value(String column) {

@@ -235,16 +235,11 @@ final class Rows {
    * {@code seq} last (the tables of latest values).
    */
   static Row row(Table table, long seq, String... rest) {
-    List<String> values = new ArrayList<>();
+    String[] values = new String[rest.length + 1];
     boolean seqFirst = table.columns.get(0).equals("seq");
-    if (seqFirst) {
-      values.add(Long.toString(seq));
-    }
-    values.addAll(Arrays.asList(rest));
-    if (!seqFirst) {
-      values.add(Long.toString(seq));
-    }
-    return new Row(table, seq, values);
+    System.arraycopy(rest, 0, values, seqFirst ? 1 : 0, rest.length);
+    values[seqFirst ? 0 : rest.length] = Long.toString(seq);
+    return new Row(table, seq, Arrays.asList(values));
   }
 
   static String json(Value v) {

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import io.sentinel.door.Door;
 import io.sentinel.door.Flaw;
@@ -17,10 +16,10 @@ import java.io.IOException;
 /**
  * JSON read at the door, once: the bytes must be strict UTF-8 and at most {@code maxBytes} long
  * (checked before parsing), then Jackson reads them with its own limits (nesting depth, string and
- * number length) and duplicate-key detection, and every string (key or value) and number is checked
- * as it is read ({@link Door#line}, {@link Door#finite}). The result is what Vert.x's {@code
- * Json.decodeValue} gives (a {@link JsonObject}, {@link JsonArray}, String, Number, Boolean or
- * null), so the readers downstream are unchanged; anything else is a {@link Refusal} naming the
+ * number length), a key given twice is refused, and every string (key or value) and number is
+ * checked as it is read ({@link Door#line}, {@link Door#finite}). The result is what Vert.x's
+ * {@code Json.decodeValue} gives (a {@link JsonObject}, {@link JsonArray}, String, Number, Boolean
+ * or null), so the readers downstream are unchanged; anything else is a {@link Refusal} naming the
  * flaw and where (a JSON path such as {@code $.value}).
  */
 public final class JsonDoor {
@@ -33,7 +32,6 @@ public final class JsonDoor {
                   .maxStringLength(Door.MAX_STRING)
                   .maxNumberLength(Door.MAX_NUMBER_DIGITS)
                   .build())
-          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .build();
 
   private JsonDoor() {}
@@ -73,11 +71,6 @@ public final class JsonDoor {
     } catch (StreamConstraintsException e) {
       throw new Refusal(Flaw.OVERSIZE, "", Door.printable(firstLine(e), 160));
     } catch (JsonProcessingException e) {
-      String m = e.getOriginalMessage();
-      if (m != null && m.startsWith("Duplicate field")) {
-        throw new Refusal(
-            Flaw.DUPLICATE_KEY, "", Door.printable(m, 120) + ": a key names one value");
-      }
       long at = e.getLocation() == null ? -1 : e.getLocation().getCharOffset();
       throw new Refusal(
           Flaw.UNREADABLE_JSON,
@@ -109,6 +102,14 @@ public final class JsonDoor {
             String name = p.currentName();
             if (!Door.isLine(name)) {
               Door.line(name, path + " (a key)");
+            }
+            // Checked here rather than by Jackson's duplicate detection, which costs a detector
+            // per object read: the map already answers the question.
+            if (o.containsKey(name)) {
+              throw new Refusal(
+                  Flaw.DUPLICATE_KEY,
+                  "",
+                  "Duplicate field '" + Door.printable(name, 100) + "': a key names one value");
             }
             o.put(name, value(p, p.nextToken(), path, name, -1, depth + 1));
           }
