@@ -273,8 +273,9 @@ public interface SentinelConfig {
     /**
      * At most one sync of the journal this often, when the broker's window is large (MQTT 5 with a
      * Receive Maximum of at least 1,000); otherwise each pass syncs at once. A PUBACK waits up to
-     * this long, and a crash loses at most this long of the log's last passes, whose messages the
-     * broker delivers again (docs/persistence.md).
+     * this long, and a power cut loses at most this long of the log's last passes, whose messages
+     * the broker delivers again; a command and its pass are written out at once, so a crash of the
+     * process alone does not lose them (docs/persistence.md).
      */
     @WithDefault("20ms")
     Duration syncEvery();

@@ -55,6 +55,10 @@ public final class Journal implements AutoCloseable {
   private final JournalSettings settings;
   private final SegmentLog log;
   private final GroupCommit<JournalItem> commit;
+
+  /** A command was offered since the last pass: that pass is written out at once too. */
+  private boolean commandSent;
+
   private final Feeder feeder;
   private final Recovered recovered;
   private final AtomicLong nextSeq;
@@ -141,7 +145,14 @@ public final class Journal implements AutoCloseable {
     }
     long first = nextSeq.get();
     JournalItem item = new JournalItem.OfPass(first, seqs, pass, List.copyOf(audit));
-    return enqueue(item, seqs);
+    long last = enqueue(item, seqs);
+    if (commandSent) {
+      // The pass that sent it: with it in the log, a restart after a crash matches its messages
+      // when the broker delivers them again, instead of deciding them (and sending) twice.
+      commandSent = false;
+      commit.hurry();
+    }
+    return last;
   }
 
   /** A control event that did not come from the engine (the gateway, the command plane). */
@@ -173,8 +184,14 @@ public final class Journal implements AutoCloseable {
       String ruleId,
       Instant issuedAt,
       String state) {
-    return offerRows(
-        seq -> Rows.command(seq, commandId, pointId, kind, value, band, ruleId, issuedAt, state));
+    long seq =
+        offerRows(
+            s -> Rows.command(s, commandId, pointId, kind, value, band, ruleId, issuedAt, state));
+    // The command goes out now, while its row would wait for the next sync (up to sync-every):
+    // written at once, it survives a crash of the process (docs/persistence.md).
+    commandSent = true;
+    commit.hurry();
+    return seq;
   }
 
   /** A later delivery state of a command (sent, delivered, failed, undeliverable ...). */

@@ -37,8 +37,11 @@ class JournalTest {
   Journal journal;
   final List<ControlEvent> alarms = new CopyOnWriteArrayList<>();
 
+  Path spool;
+
   @BeforeEach
   void open(@TempDir Path spool) throws Exception {
+    this.spool = spool;
     db = TestDatabase.create();
     pool = Store.pool(TestDatabase.VERTX, db.url());
     journal =
@@ -133,6 +136,47 @@ class JournalTest {
             db.count(
                 "SELECT count(*) FROM observations WHERE value_num = 42.7 AND observed_at IS NOT NULL"))
         .isEqualTo(1);
+  }
+
+  @Test
+  void aCommand_andThePassThatSentIt_areWrittenOutAtOnce_notAtTheNextSync() throws Exception {
+    journal.syncAtMostEvery(Duration.ofHours(1));
+    long first = journal.offerEvent(new ControlEvent("warmup-left", "pump-run-on", "test", T));
+    await().atMost(Duration.ofSeconds(5)).until(() -> journal.durableSeq() >= first);
+
+    journal.offer(onePass(41.25), List.of()); // no command: waits for the sync, an hour away
+    await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+    assertThat(segmentsText()).doesNotContain("41.25");
+
+    journal.offerCommand(
+        "cmd-early-1", "boiler.ch1.pump", "set", Value.TRUE, "automation", "pump-run-on", T, "new");
+    journal.offer(onePass(42.75), List.of());
+    // In the files (the page cache), so a crash of the process no longer loses them.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> segmentsText().contains("cmd-early-1") && segmentsText().contains("42.75"));
+    assertThat(segmentsText()).contains("41.25");
+    assertThat(journal.durableSeq()).isEqualTo(first);
+  }
+
+  private static PassRecord onePass(double flow) {
+    return new PassRecord(
+        T,
+        List.of(flow(flow, T)),
+        new PassResult(List.of(), List.of(), List.of(), List.of(), List.of(), List.of()));
+  }
+
+  /** Every file of the journal's folder as text, as another process would read it now. */
+  private String segmentsText() throws java.io.IOException {
+    StringBuilder all = new StringBuilder();
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(spool)) {
+      for (Path f : files.filter(java.nio.file.Files::isRegularFile).sorted().toList()) {
+        all.append(
+            new String(
+                java.nio.file.Files.readAllBytes(f), java.nio.charset.StandardCharsets.ISO_8859_1));
+      }
+    }
+    return all.toString();
   }
 
   @Test

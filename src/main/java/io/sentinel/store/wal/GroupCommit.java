@@ -72,6 +72,12 @@ public final class GroupCommit<T> implements AutoCloseable {
   private volatile long syncEveryNanos;
   private long lastSyncStart = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
   private boolean appendedSinceSync;
+  private volatile boolean hurried;
+
+  /** The highest mark and the end of the last append since the last sync; the writer's only. */
+  private long pendingMark = Long.MIN_VALUE;
+
+  private Position pendingEnd;
   private volatile Position durableEnd;
   private Position appendedEnd;
   private volatile boolean running = true;
@@ -124,6 +130,16 @@ public final class GroupCommit<T> implements AutoCloseable {
     syncEveryNanos = every.toNanos();
   }
 
+  /**
+   * What is queued now goes to the kernel without waiting for the next sync: it then survives the
+   * process (a crash, a SIGKILL), though not the machine, until that sync. For records whose loss
+   * costs more than a write: those of a command already sent (docs/persistence.md).
+   */
+  public void hurry() {
+    hurried = true;
+    LockSupport.unpark(thread);
+  }
+
   private void run() {
     List<T> batch = new ArrayList<>();
     while (running || !queue.isEmpty()) {
@@ -132,43 +148,73 @@ public final class GroupCommit<T> implements AutoCloseable {
         if (first == null) {
           continue;
         }
-        long wait = lastSyncStart + syncEveryNanos - System.nanoTime();
-        if (syncEveryNanos > 0 && wait > 0 && running) {
-          LockSupport.parkNanos(wait);
-        }
         batch.add(first);
-        long mark = Long.MIN_VALUE;
-        Position end = null;
-        int taken = 0;
+        int taken = awaitSyncTime(batch);
         // Everything waiting goes into this sync, including what queued while it was encoded.
+        hurried = false;
         do {
-          queue.drainTo(batch, maxBatch - batch.size());
+          queue.drainTo(batch, maxBatch - taken - batch.size());
           taken += batch.size();
-          for (T item : batch) {
-            Encoded e = encoder.encode(item);
-            if (e.length() > 0) {
-              if (!hasRoom(e.length())) {
-                // What this batch wrote so far is synced and fed first: that is what makes room.
-                syncThrough(mark, end);
-                awaitRoom(e.length());
-              }
-              Position from = appendedEnd;
-              end = appendRetrying(e);
-              appendedEnd = end;
-              encoder.appended(item, from, end);
-              appendedSinceSync = true;
-              records++;
-              bytes += SegmentLog.framed(e.length());
-            }
-            mark = Math.max(mark, encoder.mark(item));
-          }
-          batch.clear();
+          appendAll(batch);
         } while (taken < maxBatch && !queue.isEmpty());
-        syncThrough(mark, end);
+        syncThrough(pendingMark, pendingEnd);
+        pendingMark = Long.MIN_VALUE;
+        pendingEnd = null;
       } catch (InterruptedException e) {
         // closing: the loop takes what is still queued
       }
     }
+  }
+
+  /**
+   * Waits out the rest of the sync interval. When {@link #hurry} is called meanwhile, what waits is
+   * appended and handed to the kernel at once, unforced. Returns how many items it appended.
+   */
+  private int awaitSyncTime(List<T> batch) throws InterruptedException {
+    int taken = 0;
+    while (syncEveryNanos > 0 && running) {
+      long wait = lastSyncStart + syncEveryNanos - System.nanoTime();
+      if (wait <= 0) {
+        break;
+      }
+      if (hurried) {
+        hurried = false;
+        queue.drainTo(batch, maxBatch - taken - batch.size());
+        taken += batch.size();
+        appendAll(batch);
+        try {
+          log.writeOut();
+        } catch (IOException e) {
+          listener.failed(e); // the sync writes it again, and retries until the disk takes it
+        }
+      } else {
+        LockSupport.parkNanos(wait);
+      }
+    }
+    return taken;
+  }
+
+  /** Encodes and appends each item, then empties {@code batch}. */
+  private void appendAll(List<T> batch) throws InterruptedException {
+    for (T item : batch) {
+      Encoded e = encoder.encode(item);
+      if (e.length() > 0) {
+        if (!hasRoom(e.length())) {
+          // What this batch wrote so far is synced and fed first: that is what makes room.
+          syncThrough(pendingMark, pendingEnd);
+          awaitRoom(e.length());
+        }
+        Position from = appendedEnd;
+        pendingEnd = appendRetrying(e);
+        appendedEnd = pendingEnd;
+        encoder.appended(item, from, pendingEnd);
+        appendedSinceSync = true;
+        records++;
+        bytes += SegmentLog.framed(e.length());
+      }
+      pendingMark = Math.max(pendingMark, encoder.mark(item));
+    }
+    batch.clear();
   }
 
   /**
@@ -249,6 +295,7 @@ public final class GroupCommit<T> implements AutoCloseable {
   public void close() {
     // No interrupt: one that lands in a FileChannel write closes the channel.
     running = false;
+    LockSupport.unpark(thread); // out of a wait for the next sync: closing syncs now
     try {
       thread.join(20_000);
     } catch (InterruptedException e) {

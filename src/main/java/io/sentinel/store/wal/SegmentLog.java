@@ -177,6 +177,16 @@ public final class SegmentLog implements AutoCloseable {
     forceDirectory();
   }
 
+  /**
+   * Hands what was appended so far to the kernel, unforced: it survives this process, not a power
+   * cut. The appending thread only.
+   */
+  public void writeOut() throws IOException {
+    if (current != null) {
+      write();
+    }
+  }
+
   /** Forces what was appended so far to disk ({@code fdatasync}); the appending thread only. */
   public void force() throws IOException {
     if (current != null) {

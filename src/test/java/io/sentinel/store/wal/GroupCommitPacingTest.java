@@ -5,11 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,6 +65,49 @@ class GroupCommitPacingTest {
       await().atMost(Duration.ofSeconds(5)).until(() -> durable.contains(2L));
       assertThat(at.get(1) - t0).isLessThan(EVERY.toNanos());
     }
+  }
+
+  @Test
+  void aHurriedRecord_isInTheFileBeforeItsSync_andRecoveredByTheNextProcess(@TempDir Path dir)
+      throws IOException {
+    Path logDir = dir.resolve("log");
+    try (Rig rig = new Rig(logDir)) {
+      rig.commit.syncAtMostEvery(Duration.ofHours(1));
+      rig.commit.start();
+      rig.queue.add(1L);
+      await().atMost(Duration.ofSeconds(5)).until(() -> rig.durable.contains(1L));
+
+      rig.queue.add(2L); // waits for the next sync, an hour away: in memory only
+      await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+      assertThat(onDisk(logDir)).doesNotContain("record 2");
+
+      rig.queue.add(3L);
+      rig.commit.hurry();
+      await().atMost(Duration.ofSeconds(5)).until(() -> onDisk(logDir).contains("record 3"));
+      assertThat(onDisk(logDir)).contains("record 2"); // what waited before it goes too
+      assertThat(rig.durable).containsExactly(1L); // written, not synced
+
+      // What another process opening the log now (after a crash of this one) recovers.
+      List<String> recovered = new ArrayList<>();
+      try (SegmentLog after = SegmentLog.open(logDir, 1 << 20);
+          SegmentLog.Reader r = after.reader(after.first())) {
+        for (byte[] p; (p = r.next(after.end())) != null; ) {
+          recovered.add(new String(p, StandardCharsets.UTF_8));
+        }
+      }
+      assertThat(recovered).containsExactly("record 1", "record 2", "record 3");
+    }
+  }
+
+  /** The text of every segment file as it is on disk (the page cache, as any process reads it). */
+  private static String onDisk(Path dir) throws IOException {
+    StringBuilder all = new StringBuilder();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.sorted().toList()) {
+        all.append(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1));
+      }
+    }
+    return all.toString();
   }
 
   /** A commit over a fresh log whose durable marks, and when each came, go into the lists. */
