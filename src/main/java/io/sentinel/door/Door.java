@@ -50,8 +50,7 @@ public final class Door {
    */
   public static String utf8(byte[] bytes, String where) {
     if (isAscii(bytes)) {
-      // Most payloads are ASCII, which is strict UTF-8 as it is: no decoder and no buffers for
-      // them.
+      // Most payloads are ASCII, which is strict UTF-8 as it is: no decoder, no buffers.
       return new String(bytes, StandardCharsets.US_ASCII);
     }
     CharsetDecoder decoder =

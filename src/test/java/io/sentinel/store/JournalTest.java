@@ -17,6 +17,9 @@ import io.sentinel.point.Quality;
 import io.sentinel.point.Transition;
 import io.sentinel.point.Value;
 import io.sentinel.rule.Band;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -167,13 +171,11 @@ class JournalTest {
   }
 
   /** Every file of the journal's folder as text, as another process would read it now. */
-  private String segmentsText() throws java.io.IOException {
+  private String segmentsText() throws IOException {
     StringBuilder all = new StringBuilder();
-    try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(spool)) {
-      for (Path f : files.filter(java.nio.file.Files::isRegularFile).sorted().toList()) {
-        all.append(
-            new String(
-                java.nio.file.Files.readAllBytes(f), java.nio.charset.StandardCharsets.ISO_8859_1));
+    try (Stream<Path> files = Files.walk(spool)) {
+      for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+        all.append(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1));
       }
     }
     return all.toString();
