@@ -64,10 +64,13 @@ final class MqttClients {
     // CONNACK, before any subscribe call could register a callback. Manual acknowledgement: a QoS 1
     // message is acknowledged to the broker only when the consumer says so (the gateway: once its
     // pass is durable in the journal), so a crash before that has the broker deliver it again.
-    client.publishes(
-        MqttGlobalPublishFilter.ALL,
-        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
-        true);
+    Consumer<com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish> callback =
+        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge);
+    if (settings.eventLoop().isPresent()) {
+      client.publishes(MqttGlobalPublishFilter.ALL, callback, Runnable::run, true);
+    } else {
+      client.publishes(MqttGlobalPublishFilter.ALL, callback, true);
+    }
     return client;
   }
 
@@ -85,16 +88,24 @@ final class MqttClients {
         withCredentials(session(settings, hooks).useMqttVersion5(), settings.url())
             .willPublish(will)
             .buildAsync();
-    client5.publishes(
-        MqttGlobalPublishFilter.ALL,
-        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge),
-        true);
+    Consumer<Mqtt5Publish> callback =
+        p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge);
+    if (settings.eventLoop().isPresent()) {
+      client5.publishes(MqttGlobalPublishFilter.ALL, callback, Runnable::run, true);
+    } else {
+      client5.publishes(MqttGlobalPublishFilter.ALL, callback, true);
+    }
     return client5;
   }
 
   /** What a gateway session is whatever its version: reconnection with backoff, the hooks. */
   private static MqttClientBuilder session(MqttConnection.Settings settings, Hooks hooks) {
-    return address(settings.url(), settings.clientId(), settings.caFile())
+    MqttClientBuilder builder = address(settings.url(), settings.clientId(), settings.caFile());
+    if (settings.eventLoop().isPresent()) {
+      builder =
+          builder.executorConfig().nettyExecutor(settings.eventLoop().get()).applyExecutorConfig();
+    }
+    return builder
         .automaticReconnect()
         .initialDelay(settings.reconnectInitial().toMillis(), TimeUnit.MILLISECONDS)
         .maxDelay(settings.reconnectMax().toMillis(), TimeUnit.MILLISECONDS)

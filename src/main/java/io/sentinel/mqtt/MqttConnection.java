@@ -48,7 +48,8 @@ public final class MqttConnection {
       int offlineEventLimit,
       int mqttVersion,
       int receiveMaximum,
-      Optional<java.nio.file.Path> caFile) {
+      Optional<java.nio.file.Path> caFile,
+      Optional<java.util.concurrent.Executor> eventLoop) {
     public Settings {
       if (mqttVersion != 3 && mqttVersion != 5) {
         throw new IllegalArgumentException(
@@ -291,6 +292,19 @@ public final class MqttConnection {
   /** Outgoing publishes waiting for room (none is handed to the client past its bound). */
   public int outboundWaiting() {
     return outbound.waiting();
+  }
+
+  /**
+   * Whether the connected channel's event loop is {@code loop}'s (the engine's, {@link
+   * SharedEventLoop}); false while none is connected.
+   */
+  public boolean readsOn(io.netty.channel.EventLoop loop) {
+    try {
+      io.netty.channel.Channel channel = ReadPause.channel(session.config());
+      return channel != null && channel.eventLoop() == loop;
+    } catch (ReflectiveOperationException e) {
+      return false;
+    }
   }
 
   /** Outgoing publishes refused because the queue for them was full. */

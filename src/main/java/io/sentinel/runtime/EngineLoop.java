@@ -35,15 +35,17 @@ import org.jboss.logging.Logger;
 public final class EngineLoop extends LoopPasses {
   private static final Logger LOG = Logger.getLogger(EngineLoop.class);
 
+  /** On {@code context}: the gateway's, whose event loop the MQTT client shares (GatewayMqtt). */
   public EngineLoop(
       Vertx vertx,
+      io.vertx.core.Context context,
       Engine engine,
       CommandPlane plane,
       InstantSource clock,
       Duration lagThreshold,
       Outputs outputs,
       PassLog passLog) {
-    super(vertx, engine, plane, clock, lagThreshold, outputs, passLog);
+    super(vertx, context, engine, plane, clock, lagThreshold, outputs, passLog);
   }
 
   /**

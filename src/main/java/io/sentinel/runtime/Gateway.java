@@ -66,6 +66,10 @@ public class Gateway {
   HaBridge homeAssistant;
   private AuditAnchoring anchoring;
   volatile EngineLoop loop;
+
+  /** The engine's context; the MQTT client reads and acknowledges on its event loop. */
+  io.vertx.core.Context engineContext;
+
   volatile IntakeBound intake;
   MqttIngest ingest;
   GatewayMetrics metrics;
@@ -98,6 +102,18 @@ public class Gateway {
     }
   }
 
+  /**
+   * Whether the MQTT client reads and acknowledges on the engine's event loop (docs/runtime.md,
+   * "One event loop"); false while it is not connected.
+   */
+  public boolean mqttOnEngineLoop() {
+    MqttConnection m = mqtt;
+    io.vertx.core.Context c = engineContext;
+    return m != null
+        && c != null
+        && m.readsOn(((io.vertx.core.impl.ContextInternal) c).nettyEventLoop());
+  }
+
   /** The heartbeat output of this start, for tests (its mock pin). */
   public Optional<io.sentinel.gpio.HeartbeatPin> heartbeat() {
     return Optional.ofNullable(heartbeat);
@@ -122,6 +138,7 @@ public class Gateway {
 
   void start() {
     started = clock.instant();
+    engineContext = vertx.getOrCreateContext();
     CompletableFuture<Store> opening = GatewayStore.opening(config, vertx, () -> loop, clock);
     Site.Loaded loaded;
     Optional<RevisionKeys> keys;

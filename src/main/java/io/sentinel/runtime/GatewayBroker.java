@@ -50,7 +50,8 @@ final class GatewayBroker implements AutoCloseable {
   }
 
   /** The connection's settings: this broker, as {@code clientId}. */
-  MqttConnection.Settings settings(SentinelConfig.Mqtt config, String clientId) {
+  MqttConnection.Settings settings(
+      SentinelConfig.Mqtt config, String clientId, Optional<java.util.concurrent.Executor> loop) {
     return new MqttConnection.Settings(
         URI.create(url),
         clientId,
@@ -60,7 +61,8 @@ final class GatewayBroker implements AutoCloseable {
         config.offlineEvents(),
         version(config),
         config.receiveMaximum(),
-        config.caFile().filter(f -> !f.isBlank()).map(java.nio.file.Path::of));
+        config.caFile().filter(f -> !f.isBlank()).map(java.nio.file.Path::of),
+        loop);
   }
 
   /** The MQTT version spoken to this broker: Moquette speaks 3.1.1 only (docs/runtime.md). */

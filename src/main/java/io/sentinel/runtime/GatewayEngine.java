@@ -61,6 +61,7 @@ final class GatewayEngine {
     g.loop =
         new EngineLoop(
             g.vertx,
+            g.engineContext,
             engine,
             plane,
             g.clock,

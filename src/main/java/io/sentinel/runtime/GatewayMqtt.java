@@ -3,7 +3,9 @@ package io.sentinel.runtime;
 import io.sentinel.mqtt.IngestDecoder;
 import io.sentinel.mqtt.LiveFacts;
 import io.sentinel.mqtt.MqttConnection;
+import io.sentinel.mqtt.SharedEventLoop;
 import io.sentinel.wire.Payloads;
+import io.vertx.core.impl.ContextInternal;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -38,7 +40,10 @@ final class GatewayMqtt {
       inbound = g.homeAssistant.routing(inbound);
     }
     return new MqttConnection(
-        g.broker.settings(g.config.mqtt(), GatewayBroker.coreClientId(g.config, g.topics.site())),
+        g.broker.settings(
+            g.config.mqtt(),
+            GatewayBroker.coreClientId(g.config, g.topics.site()),
+            SharedEventLoop.of(((ContextInternal) g.engineContext).nettyEventLoop())),
         g.topics.status(),
         () -> Payloads.status("online", Optional.of(g.activeRevision()), g.started),
         Payloads.status("offline", Optional.empty(), g.started),

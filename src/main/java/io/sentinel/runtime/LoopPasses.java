@@ -63,6 +63,7 @@ abstract class LoopPasses {
 
   LoopPasses(
       Vertx vertx,
+      Context context,
       Engine engine,
       CommandPlane plane,
       InstantSource clock,
@@ -70,7 +71,7 @@ abstract class LoopPasses {
       Outputs outputs,
       PassLog passLog) {
     this.vertx = vertx;
-    this.context = vertx.getOrCreateContext();
+    this.context = context;
     this.composition = new Pass(engine, plane);
     this.clock = clock;
     this.lag = new IngestLag(lagThreshold);

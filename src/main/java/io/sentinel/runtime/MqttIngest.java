@@ -16,10 +16,10 @@ import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * On the MQTT client's thread: decode, queue samples, count and report rejections. The message is
- * acknowledged to the broker (manual acknowledgement, {@link MqttConnection}) once the pass that
- * took its samples is durable in the journal; a message with no sample to take (rejected: counted
- * and logged here) at once.
+ * On the MQTT client's thread (the engine's event loop where the two share it: GatewayMqtt):
+ * decode, queue samples, count and report rejections. The message is acknowledged to the broker
+ * (manual acknowledgement, {@link MqttConnection}) once the pass that took its samples is durable
+ * in the journal; a message with no sample to take (rejected: counted and logged here) at once.
  */
 final class MqttIngest implements MqttConnection.Inbound {
   private static final Logger LOG = Logger.getLogger("io.sentinel.gateway");

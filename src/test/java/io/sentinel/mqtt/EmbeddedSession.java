@@ -20,6 +20,15 @@ final class EmbeddedSession {
    * The gateway as {@code id}, subscribed to {@code id/in/#}; each message's ack into {@code acks}.
    */
   static MqttConnection gateway(EmbeddedBroker broker, String id, List<Runnable> acks) {
+    return gateway(broker, id, (topic, payload, delivery, ack) -> acks.add(ack), Optional.empty());
+  }
+
+  /** The gateway as {@code id}, each message to {@code inbound}, on {@code loop} if given. */
+  static MqttConnection gateway(
+      EmbeddedBroker broker,
+      String id,
+      MqttConnection.Inbound inbound,
+      Optional<java.util.concurrent.Executor> loop) {
     return new MqttConnection(
         new MqttConnection.Settings(
             URI.create(broker.url()),
@@ -30,12 +39,13 @@ final class EmbeddedSession {
             100,
             3,
             65_534,
-            Optional.empty()),
+            Optional.empty(),
+            loop),
         id + "/status",
         () -> new byte[0],
         new byte[0],
         List.of(id + "/in/#"),
-        (topic, payload, delivery, ack) -> acks.add(ack),
+        inbound,
         NoListener.INSTANCE,
         Optional.empty());
   }

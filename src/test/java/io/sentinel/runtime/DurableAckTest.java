@@ -173,6 +173,7 @@ class DurableAckTest {
     Instant start = Instant.now();
     return new EngineLoop(
         vertx,
+        vertx.getOrCreateContext(),
         new Engine(ruleSet, start, StartMode.COLD),
         new CommandPlane(
             ruleSet,

@@ -72,6 +72,7 @@ class EngineLoopFatalTest {
     CommandPlane plane = new CommandPlane(ruleSet, spec -> null, CommandSettings.DEFAULT, "t");
     return new EngineLoop(
         vertx,
+        vertx.getOrCreateContext(),
         engine,
         plane,
         clock,

@@ -45,7 +45,7 @@ class GatewayBrokerTest {
     try (LogCapture log = LogCapture.gateway();
         GatewayBroker broker =
             GatewayBroker.choose(mqtt(Map.of("sentinel.mqtt.embedded-port", "0")), TOPICS)) {
-      URI url = broker.settings(mqtt(Map.of()), "loopback-test").url();
+      URI url = broker.settings(mqtt(Map.of()), "loopback-test", Optional.empty()).url();
       assertThat(url.getHost()).isEqualTo("127.0.0.1");
       assertThat(log.lines())
           .anySatisfy(
@@ -98,7 +98,7 @@ class GatewayBrokerTest {
                 "sentinel.mqtt.embedded-port", "0"));
     try (LogCapture log = LogCapture.gateway();
         GatewayBroker broker = GatewayBroker.choose(tls, TOPICS)) {
-      var settings = broker.settings(tls, "tls-gateway");
+      var settings = broker.settings(tls, "tls-gateway", Optional.empty());
       assertThat(settings.url()).isEqualTo(URI.create("ssl://gateway:s3cret@broker.site:8883"));
       assertThat(settings.caFile()).contains(java.nio.file.Path.of("/etc/sentinel/site-ca.pem"));
       assertThat(log.lines()).noneMatch(l -> l.startsWith("SEN-003"));

@@ -44,6 +44,13 @@ class LiveIngestGatewayTest {
   @Inject Gateway gateway;
 
   @Test
+  @Order(0)
+  void theMqttClient_readsAndAcknowledgesOnTheEnginesEventLoop() {
+    // docs/runtime.md, "One event loop": no hand-off between the client's thread and the engine's.
+    await().atMost(WAIT).until(gateway::mqttOnEngineLoop);
+  }
+
+  @Test
   @Order(1)
   void retainedValueOfASilentSensor_keepsItsRuleInWarmup_theFirstFreshSampleLetsItLeave() {
     // The RETAIN flag is what this reads; Moquette drops it on delivery, and what the gateway does
