@@ -66,8 +66,11 @@ final class MqttClients {
     // pass is durable in the journal), so a crash before that has the broker deliver it again.
     Consumer<com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish> callback =
         p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge);
+    // On the shared loop, each message is a task of its own there, not a call inside the client's
+    // read: an acknowledgement given at once would re-enter the client's delivery, and a gateway
+    // so built stalled in the suite (connected, taking nothing; docs/runtime.md, "One event loop").
     if (settings.eventLoop().isPresent()) {
-      client.publishes(MqttGlobalPublishFilter.ALL, callback, Runnable::run, true);
+      client.publishes(MqttGlobalPublishFilter.ALL, callback, settings.eventLoop().get(), true);
     } else {
       client.publishes(MqttGlobalPublishFilter.ALL, callback, true);
     }
@@ -91,7 +94,7 @@ final class MqttClients {
     Consumer<Mqtt5Publish> callback =
         p -> hooks.message(p.getTopic(), p.getPayloadAsBytes(), p.isRetain(), p::acknowledge);
     if (settings.eventLoop().isPresent()) {
-      client5.publishes(MqttGlobalPublishFilter.ALL, callback, Runnable::run, true);
+      client5.publishes(MqttGlobalPublishFilter.ALL, callback, settings.eventLoop().get(), true);
     } else {
       client5.publishes(MqttGlobalPublishFilter.ALL, callback, true);
     }
