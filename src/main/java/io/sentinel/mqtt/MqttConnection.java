@@ -337,9 +337,12 @@ public final class MqttConnection {
    */
   private void onConnected(boolean sessionPresent) {
     FlushBatching.install(session.config());
-    if (subscribed.compareAndSet(false, true)) {
-      session.subscribe(filters);
-    }
+    // Online once the gateway can hear: after the first subscription's SUBACK (a device that sees
+    // the status may publish at once), at once when the session keeps the subscriptions.
+    CompletableFuture<?> hearing =
+        subscribed.compareAndSet(false, true)
+            ? session.subscribe(filters)
+            : CompletableFuture.completedFuture(null);
     if (marker != null && sessionPresent) {
       // Not after the SUBACK: the session already has the marker's subscription, and a broker
       // handles a client's packets in order, so the marker follows the subscription's retained
@@ -365,7 +368,12 @@ public final class MqttConnection {
         everConnected ? " again" : wasUnreachable ? " (reachable now)" : "",
         session.window());
     everConnected = true;
-    send(statusTopic, onlineStatus.get(), true);
+    hearing.whenComplete(
+        (ack, failed) -> {
+          if (connected) {
+            send(statusTopic, onlineStatus.get(), true);
+          }
+        });
     retained.forEach((topic, payload) -> send(topic, payload, true));
     queued.forEach(p -> send(p.topic(), p.payload(), false));
     listener.connected();

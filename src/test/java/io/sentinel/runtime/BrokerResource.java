@@ -127,7 +127,27 @@ public final class BrokerResource implements QuarkusTestResourceLifecycleManager
      * lands on whichever is away at that moment.
      */
     public BrokerClient client(String name) {
+      awaitGatewayOnline();
       return new BrokerClient(url, name + "-" + site + "-" + clients.incrementAndGet(), false);
+    }
+
+    /**
+     * The gateway says online once it is subscribed (MqttConnection): a device made before that
+     * could publish into a new session that does not hear it yet. Bounded: a test whose gateway
+     * never reaches the broker goes on as before.
+     */
+    private void awaitGatewayOnline() {
+      String status = "sentinel/" + site + "/status";
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      while (recorder.on(status).stream().noneMatch(r -> r.text().contains("\"online\""))
+          && System.nanoTime() < deadline) {
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
     }
   }
 
