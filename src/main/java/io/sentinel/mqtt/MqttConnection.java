@@ -337,12 +337,15 @@ public final class MqttConnection {
    */
   private void onConnected(boolean sessionPresent) {
     FlushBatching.install(session.config());
-    // Online once the gateway can hear: after the first subscription's SUBACK (a device that sees
-    // the status may publish at once), at once when the session keeps the subscriptions.
-    CompletableFuture<?> hearing =
+    CompletableFuture<?> subscribing =
         subscribed.compareAndSet(false, true)
             ? session.subscribe(filters)
             : CompletableFuture.completedFuture(null);
+    // Online once the gateway can hear: in a new session after the SUBACK (a device that sees the
+    // status may publish at once); at once in a session the broker kept, whose subscriptions are
+    // there already and whose SUBACK waits behind the queued backlog.
+    CompletableFuture<?> hearing =
+        sessionPresent ? CompletableFuture.completedFuture(null) : subscribing;
     if (marker != null && sessionPresent) {
       // Not after the SUBACK: the session already has the marker's subscription, and a broker
       // handles a client's packets in order, so the marker follows the subscription's retained
