@@ -114,6 +114,7 @@ public final class MqttConnection {
   private final Outbound outbound = new Outbound(Outbound.QUEUE_LIMIT);
   private volatile boolean readingPaused;
   private final Settling settling = new Settling();
+  private final ClientBacklog backlog = new ClientBacklog();
 
   /**
    * @param filters what to subscribe to (QoS 1), once, on the first connect; the persistent session
@@ -284,6 +285,19 @@ public final class MqttConnection {
     settling.onSettled(check);
   }
 
+  /**
+   * Messages the client read and decoded that the gateway has not been handed yet ({@link
+   * ClientBacklog}): the intake bound counts them too.
+   */
+  public long undelivered() {
+    return backlog.waiting();
+  }
+
+  /** Runs {@code check} after each message the client decoded (the intake bound's). */
+  public void onDecoded(Runnable check) {
+    backlog.onArrived(check);
+  }
+
   /** The client's internal configuration (tests queue tasks on its event loop with it). */
   Object clientConfig() {
     return session.config();
@@ -315,6 +329,7 @@ public final class MqttConnection {
   /** A message: this connect's backlog marker ends the drain; anything else goes inbound. */
   private void receive(
       Inbound inbound, String topic, byte[] payload, boolean retain, Runnable acknowledge) {
+    backlog.handedOver();
     if (marker == null) {
       inbound.message(topic, payload, new Delivery(retain, false), acknowledge);
       return;
@@ -337,6 +352,7 @@ public final class MqttConnection {
    */
   private void onConnected(boolean sessionPresent) {
     FlushBatching.install(session.config());
+    backlog.install(session.config());
     CompletableFuture<?> subscribing =
         subscribed.compareAndSet(false, true)
             ? session.subscribe(filters)

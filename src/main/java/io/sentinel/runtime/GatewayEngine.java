@@ -106,9 +106,10 @@ final class GatewayEngine {
                 .ingest()
                 .maxHeld()
                 .orElse(IntakeBound.defaultMax(Runtime.getRuntime().maxMemory())),
-            // Waiting for the journal, and acknowledged but not yet acted on by the MQTT client:
-            // the broker counts both in flight, and both are in memory.
-            () -> g.unacknowledged() + connection.unsettled(),
+            // Decoded by the MQTT client and not yet handed over, waiting for the journal, and
+            // acknowledged but not yet acted on by the client: the broker counts all three in
+            // flight, and all three are in memory.
+            () -> connection.undelivered() + g.unacknowledged() + connection.unsettled(),
             connection::pauseReading,
             (event, self) -> {
               EngineLoop l = g.loop;
@@ -121,6 +122,7 @@ final class GatewayEngine {
     g.intake = bound;
     g.ingest.onTaken(bound::check);
     connection.onSettled(bound::check);
+    connection.onDecoded(bound::check);
     g.loop.onReleased(bound::check);
     g.loop.heartbeat(Optional.of(Duration.ofSeconds(1)), bound::tick);
   }
