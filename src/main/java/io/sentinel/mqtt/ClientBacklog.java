@@ -18,9 +18,11 @@ import org.jboss.logging.Logger;
  * at the decoder's output in the connection's pipeline, the intake bound sees them at once and
  * pauses reading inside the read that crossed it.
  *
- * <p>The count starts again at each connection: what a lost connection still hands over after it
- * would otherwise be counted down without having been counted up; {@link #waiting()} never goes
- * below zero.
+ * <p>Every error of the count errs low, so that it never holds reading paused: a message sent again
+ * (DUP) is not counted, because the client drops one whose first sending it still holds (Mosquitto
+ * 2.0.11 resends on one connection under lagging acknowledgements, docs/persistence.md); a
+ * hand-over at zero leaves zero; and the count starts again at each connection, because what a lost
+ * connection had decoded may never be handed over.
  */
 final class ClientBacklog {
   private static final Logger LOG = Logger.getLogger(ClientBacklog.class);
@@ -36,12 +38,12 @@ final class ClientBacklog {
 
   /** Decoded and not yet handed over. */
   long waiting() {
-    return Math.max(0, waiting.get());
+    return waiting.get();
   }
 
   /** A message handed to the gateway. */
   void handedOver() {
-    waiting.decrementAndGet();
+    waiting.updateAndGet(w -> w > 0 ? w - 1 : 0);
   }
 
   /**
@@ -56,7 +58,7 @@ final class ClientBacklog {
       }
       waiting.set(0);
       if (channel.pipeline().get(NAME) == null) {
-        channel.pipeline().addAfter(MqttDecoder.NAME, NAME, new Counting());
+        channel.pipeline().addAfter(MqttDecoder.NAME, NAME, counting());
       }
       return true;
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
@@ -65,11 +67,15 @@ final class ClientBacklog {
     }
   }
 
-  @ChannelHandler.Sharable
+  /** The handler that counts, for a connection's pipeline. */
+  ChannelHandler counting() {
+    return new Counting();
+  }
+
   private final class Counting extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      boolean publish = msg instanceof MqttStatefulPublish;
+      boolean publish = msg instanceof MqttStatefulPublish p && !p.isDup();
       if (publish) {
         waiting.incrementAndGet();
       }

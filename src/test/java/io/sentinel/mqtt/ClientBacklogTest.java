@@ -3,7 +3,12 @@ package io.sentinel.mqtt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.hivemq.client.internal.mqtt.message.publish.MqttPublish;
+import com.hivemq.client.internal.mqtt.message.publish.MqttStatefulPublish;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
+import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+import io.netty.channel.embedded.EmbeddedChannel;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -55,6 +60,35 @@ class ClientBacklogTest {
         assertThat(gateway.stop(Duration.ofSeconds(5))).isTrue();
       }
     }
+  }
+
+  @Test
+  void aMessageSentAgain_orAHandOverAtZero_neverRaisesTheCount() {
+    ClientBacklog backlog = new ClientBacklog();
+    AtomicInteger checks = new AtomicInteger();
+    backlog.onArrived(checks::incrementAndGet);
+    EmbeddedChannel channel = new EmbeddedChannel(backlog.counting());
+    channel.writeInbound(publish(1, false));
+    channel.writeInbound(publish(2, false));
+    // The client drops a resend whose first sending it still holds: never handed over.
+    channel.writeInbound(publish(2, true));
+    assertThat(backlog.waiting()).isEqualTo(2);
+    assertThat(checks.get()).isEqualTo(2);
+    // Every message goes on down the pipeline to the client, counted or not.
+    assertThat(channel.inboundMessages()).hasSize(3);
+    backlog.handedOver();
+    backlog.handedOver();
+    // A hand-over of a message not counted (a resend the client delivered after all).
+    backlog.handedOver();
+    assertThat(backlog.waiting()).isZero();
+    channel.writeInbound(publish(3, false));
+    assertThat(backlog.waiting()).isEqualTo(1);
+    channel.finishAndReleaseAll();
+  }
+
+  private static MqttStatefulPublish publish(int packetId, boolean dup) {
+    return ((MqttPublish) Mqtt5Publish.builder().topic("t").qos(MqttQos.AT_LEAST_ONCE).build())
+        .createStateful(packetId, dup, 0, MqttStatefulPublish.DEFAULT_NO_SUBSCRIPTION_IDENTIFIERS);
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
